@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3'
+import { isSea } from 'node:sea'
+import { loadSeaNativeAddon } from './native-addon.ts'
 
 export type SqliteDatabase = Database.Database
 
@@ -6,9 +8,16 @@ export type SqliteDatabase = Database.Database
  * Opens the SQLite file with the pragmas every travelops process relies on.
  * WAL lets CLI commands read and write while `serve` runs; synchronous=NORMAL in WAL
  * mode survives a killed process (a power loss may lose the last commits, never corrupt).
+ *
+ * In the packaged executable (a Node SEA) there is no node_modules to load better-sqlite3's
+ * native addon from: it travels inside the executable as an asset, is extracted once to a
+ * cache directory and handed to better-sqlite3 as `nativeBinding` (see native-addon.ts).
  */
 export function openSqlite(file: string, opts: { readonly?: boolean } = {}): SqliteDatabase {
-  const db = new Database(file, { readonly: opts.readonly ?? false })
+  const options: Database.Options = { readonly: opts.readonly ?? false }
+  // @types/better-sqlite3 only knows the path form; better-sqlite3 also takes the addon object.
+  if (isSea()) options.nativeBinding = loadSeaNativeAddon() as unknown as string
+  const db = new Database(file, options)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   db.pragma('foreign_keys = ON')
