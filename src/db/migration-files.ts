@@ -11,11 +11,16 @@ declare const __TRAVELOPS_MIGRATIONS__: MigrationFile[] | undefined
 
 /**
  * The SQL files of `migrations/`, in name order. A packaged executable has no folder to
- * read: the build replaces `__TRAVELOPS_MIGRATIONS__` with the files' contents.
+ * read: the build (scripts/package.ts) replaces `__TRAVELOPS_MIGRATIONS__` with the files'
+ * contents, so there the function returns before it would touch `import.meta` or the disk.
  */
 export function loadMigrationFiles(): MigrationFile[] {
   if (typeof __TRAVELOPS_MIGRATIONS__ !== 'undefined') return __TRAVELOPS_MIGRATIONS__
-  const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations')
+  return readMigrationDir(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations'))
+}
+
+/** Reads a migrations folder; also used by the build to embed the files. */
+export function readMigrationDir(dir: string): MigrationFile[] {
   return readdirSync(dir)
     .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
     .sort()
