@@ -2,7 +2,7 @@ import { H3, type H3Event } from 'h3'
 import type { AppDeps, TenantContext } from './context.ts'
 import { authenticate, type Caller } from './http/auth.ts'
 import type { Method, RouteDef } from './http/define-route.ts'
-import { ApiError, forbidden, notFound } from './http/errors.ts'
+import { ApiError, badRequest, forbidden, notFound } from './http/errors.ts'
 import { errorJson, executeRoute } from './http/execute.ts'
 import { RateLimiter, type RateDecision } from './http/rate-limit.ts'
 import { grants, scopeName } from './http/scopes.ts'
@@ -27,7 +27,8 @@ interface RequestState {
  * (fail closed), error rendering, standard headers and one log line.
  */
 export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes(deps)): App {
-  const app = new H3()
+  // Malformed escapes (/%ZZ) reach the guard, which answers 400 in the contract's shape.
+  const app = new H3({ allowMalformedURL: true })
   const limiter = new RateLimiter()
 
   app.use(async (event) => {
@@ -67,6 +68,11 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
   const meta = event.context.matchedRoute?.meta as { route?: RouteDef; allow?: string } | undefined
   const route = meta?.route
   if (!route) {
+    try {
+      decodeURIComponent(event.url.pathname)
+    } catch {
+      throw badRequest('Malformed percent-encoding in the request path')
+    }
     if (meta?.allow) {
       throw new ApiError(405, 'method_not_allowed', `Method ${event.req.method} is not allowed on ${event.url.pathname}`, undefined, { Allow: meta.allow })
     }
