@@ -1,0 +1,47 @@
+import { Command, CommanderError } from 'commander'
+import { VERSION } from '../src/version.ts'
+import { keysCommand } from './keys.ts'
+import { migrateCommand } from './migrate.ts'
+import { serveCommand } from './serve.ts'
+import { tenantsCommand } from './tenants.ts'
+import { CliError } from './util.ts'
+
+export function createProgram(): Command {
+  const program = new Command('travelops')
+    .description('Self-hosted multi-tenant REST API for travel operators, with signed, retried webhooks.')
+    .version(VERSION, '-v, --version')
+    .showHelpAfterError('(run with --help for usage)')
+  program.addCommand(serveCommand())
+  program.addCommand(migrateCommand())
+  program.addCommand(tenantsCommand())
+  program.addCommand(keysCommand())
+  // Usage errors exit 2 (commander's default is 1); help and version exit 0.
+  const exitOverride = (cmd: Command) => {
+    cmd.exitOverride((err: CommanderError) => {
+      throw err
+    })
+    cmd.commands.forEach(exitOverride)
+  }
+  exitOverride(program)
+  return program
+}
+
+/** Runs the CLI; resolves to the exit code. */
+export async function run(argv: string[]): Promise<number> {
+  const program = createProgram()
+  try {
+    await program.parseAsync(argv)
+    return 0
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0
+      return 2
+    }
+    if (err instanceof CliError) {
+      process.stderr.write(`error: ${err.message}\n`)
+      return err.exitCode
+    }
+    process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`)
+    return 1
+  }
+}

@@ -1,0 +1,30 @@
+import { Command, Option } from 'commander'
+import { startServer } from '../src/server.ts'
+import { configFrom, dbOption } from './util.ts'
+
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description('run the /v1 HTTP API and the webhook delivery loop')
+    .addOption(dbOption())
+    .addOption(new Option('--host <host>', 'listen address').env('HOST'))
+    .addOption(new Option('--port <port>', 'listen port (0 = any free port)').env('PORT'))
+    .addOption(new Option('--allow-private-targets', 'allow webhook URLs on loopback/private/link-local addresses').env('TRAVELOPS_ALLOW_PRIVATE_TARGETS'))
+    .addOption(new Option('--retry-base <ms>', 'first webhook retry delay in ms (then ×10 each retry)').env('TRAVELOPS_RETRY_BASE_MS'))
+    .addOption(new Option('--delivery-timeout <ms>', 'receiver deadline in ms').env('TRAVELOPS_DELIVERY_TIMEOUT_MS'))
+    .addOption(new Option('--rate-limit <n>', 'requests per hour for keys created without their own limit').env('TRAVELOPS_RATE_LIMIT'))
+    .addOption(new Option('--log-level <level>', 'debug, info, warn, error or silent').env('TRAVELOPS_LOG_LEVEL'))
+    .action(async (opts) => {
+      const config = configFrom(opts)
+      const server = await startServer(config)
+      process.stdout.write(`travelops listening on ${server.url}\n`)
+      const shutdown = (signal: string) => {
+        server.deps.logger.info('shutting down', { signal })
+        server.stop().then(() => process.exit(0), (err: unknown) => {
+          process.stderr.write(`shutdown failed: ${String(err)}\n`)
+          process.exit(1)
+        })
+      }
+      process.once('SIGINT', () => shutdown('SIGINT'))
+      process.once('SIGTERM', () => shutdown('SIGTERM'))
+    })
+}

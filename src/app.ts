@@ -1,0 +1,127 @@
+import { H3, type H3Event } from 'h3'
+import type { AppDeps, TenantContext } from './context.ts'
+import { authenticate, type Caller } from './http/auth.ts'
+import type { Method, RouteDef } from './http/define-route.ts'
+import { ApiError, badRequest, forbidden, notFound } from './http/errors.ts'
+import { errorJson, executeRoute } from './http/execute.ts'
+import { RateLimiter, type RateDecision } from './http/rate-limit.ts'
+import { grants, scopeName } from './http/scopes.ts'
+import { newId } from './lib/ids.ts'
+import { allRoutes } from './routes.ts'
+
+export interface App {
+  h3: H3
+  routes: readonly RouteDef[]
+  fetch(request: Request): Promise<Response>
+}
+
+interface RequestState {
+  requestId: string
+  caller?: Caller
+  rate?: RateDecision
+}
+
+/**
+ * The HTTP application. Routes are data (see define-route.ts); one global middleware runs
+ * for every request: request id, 404/405, authentication, rate limit, the route's scope
+ * (fail closed), error rendering, standard headers and one log line.
+ */
+export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes(deps)): App {
+  // Malformed escapes (/%ZZ) reach the guard, which answers 400 in the contract's shape.
+  const app = new H3({ allowMalformedURL: true })
+  const limiter = new RateLimiter()
+
+  app.use(async (event) => {
+    const started = performance.now()
+    const state: RequestState = { requestId: newId('req') }
+    let res: Response
+    try {
+      res = await _guard(event, state, deps, limiter)
+    } catch (err) {
+      res = _errorResponse(err, state, deps, event)
+    }
+    _decorate(res, state)
+    deps.logger.info('request', {
+      request_id: state.requestId, method: event.req.method, path: event.url.pathname, status: res.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      tenant_id: state.caller?.tenantId, key_id: state.caller?.keyId,
+    })
+    return res
+  })
+
+  const byPath = new Map<string, Method[]>()
+  for (const route of routes) {
+    if (route.scope === undefined) throw new Error(`route ${route.method} ${route.path} declares no scope`)
+    const methods = byPath.get(route.path) ?? []
+    if (methods.includes(route.method)) throw new Error(`route ${route.method} ${route.path} is defined twice`)
+    byPath.set(route.path, [...methods, route.method])
+    // The route runs in the middleware above, after the guard; h3 only matches it.
+    app.on(route.method, route.path, () => undefined, { meta: { route } })
+  }
+  // Any other method on a known path: 405 with Allow.
+  for (const [path, methods] of byPath) app.all(path, () => undefined, { meta: { allow: methods.join(', ') } })
+
+  return { h3: app, routes, fetch: (req) => Promise.resolve(app.fetch(req)) }
+}
+
+async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limiter: RateLimiter): Promise<Response> {
+  const meta = event.context.matchedRoute?.meta as { route?: RouteDef; allow?: string } | undefined
+  const route = meta?.route
+  if (!route) {
+    try {
+      decodeURIComponent(event.url.pathname)
+    } catch {
+      throw badRequest('Malformed percent-encoding in the request path')
+    }
+    if (meta?.allow) {
+      throw new ApiError(405, 'method_not_allowed', `Method ${event.req.method} is not allowed on ${event.url.pathname}`, undefined, { Allow: meta.allow })
+    }
+    throw notFound(`No route for ${event.req.method} ${event.url.pathname}`)
+  }
+  let ctx: TenantContext
+  if (route.scope === 'public') {
+    ctx = { ...deps, tenantId: '', keyId: '' }
+  } else {
+    const caller = await authenticate(deps, event.req.headers.get('authorization'))
+    state.caller = caller
+    state.rate = limiter.hit(caller.keyId, caller.rateLimit ?? deps.config.rateLimit, deps.clock.now().getTime())
+    if (!state.rate.allowed) {
+      throw new ApiError(429, 'rate_limited', `Rate limit of ${state.rate.limit} requests per hour exceeded; retry after ${state.rate.retryAfter} s`,
+        undefined, { 'Retry-After': String(state.rate.retryAfter) })
+    }
+    if (!route.scope || !grants(caller.scopes, route.scope)) {
+      throw forbidden(`This API key lacks the scope '${route.scope ? scopeName(route.scope) : 'unknown'}'`)
+    }
+    ctx = { ...deps, tenantId: caller.tenantId, keyId: caller.keyId }
+  }
+  const out = await executeRoute(route, event, ctx, state.requestId)
+  const res = new Response(out.body, { status: out.status, headers: { 'content-type': 'application/json; charset=utf-8' } })
+  if (out.replayed) res.headers.set('Idempotent-Replayed', 'true')
+  return res
+}
+
+function _errorResponse(err: unknown, state: RequestState, deps: AppDeps, event: H3Event): Response {
+  let apiError: ApiError
+  if (err instanceof ApiError) apiError = err
+  else if (_status(err) === 400) apiError = new ApiError(400, 'bad_request', 'Malformed request URL')
+  else {
+    deps.logger.error('unhandled error', { request_id: state.requestId, method: event.req.method, path: event.url.pathname, error: String((err as Error)?.stack ?? err) })
+    apiError = new ApiError(500, 'internal_error', 'Internal server error')
+  }
+  const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', ...apiError.headers })
+  return new Response(errorJson(apiError, state.requestId), { status: apiError.status, headers })
+}
+
+function _status(err: unknown): number | undefined {
+  return typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : undefined
+}
+
+function _decorate(res: Response, state: RequestState): void {
+  res.headers.set('X-Request-ID', state.requestId)
+  if (state.caller) res.headers.set('X-Tenant-ID', state.caller.tenantId)
+  if (state.rate) {
+    res.headers.set('X-RateLimit-Limit', String(state.rate.limit))
+    res.headers.set('X-RateLimit-Remaining', String(state.rate.remaining))
+    res.headers.set('X-RateLimit-Reset', String(state.rate.reset))
+  }
+}

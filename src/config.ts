@@ -1,0 +1,74 @@
+import * as v from 'valibot'
+import { LOG_LEVELS, type LogLevel } from './lib/logger.ts'
+
+/** Resolved configuration of a process. Flags win over environment, which wins over these defaults. */
+export interface Config {
+  db: string
+  host: string
+  port: number
+  allowPrivateTargets: boolean
+  retryBaseMs: number
+  deliveryTimeoutMs: number
+  rateLimit: number
+  logLevel: LogLevel
+}
+
+export const DEFAULT_CONFIG: Config = {
+  db: './travelops.db',
+  host: '127.0.0.1',
+  port: 3000,
+  allowPrivateTargets: false,
+  retryBaseMs: 60_000,
+  deliveryTimeoutMs: 30_000,
+  rateLimit: 1000,
+  logLevel: 'info',
+}
+
+const int = (min: number, max: number) =>
+  v.pipe(
+    v.union([v.number(), v.string()]),
+    v.transform((x) => (typeof x === 'string' && /^\d+$/.test(x.trim()) ? Number(x.trim()) : x)),
+    v.number('must be a whole number'),
+    v.integer('must be a whole number'),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  )
+
+const bool = v.pipe(
+  v.union([v.boolean(), v.string()]),
+  v.transform((x) => (typeof x === 'boolean' ? x : ['1', 'true', 'yes', 'on'].includes(x.toLowerCase()))),
+)
+
+const ConfigSchema = v.object({
+  db: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
+  host: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
+  port: v.optional(int(0, 65535)),
+  allowPrivateTargets: v.optional(bool),
+  retryBase: v.optional(int(1, 86_400_000)),
+  deliveryTimeout: v.optional(int(1, 600_000)),
+  rateLimit: v.optional(int(1, 1_000_000_000)),
+  logLevel: v.optional(v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
+})
+
+export class ConfigError extends Error {}
+
+/** Builds a Config from commander's option values (which already merged the env twins). */
+export function resolveConfig(options: Record<string, unknown>): Config {
+  const r = v.safeParse(ConfigSchema, options)
+  if (!r.success) {
+    const issue = r.issues[0]
+    const key = issue.path?.map((p) => String(p.key)).join('.') ?? 'option'
+    throw new ConfigError(`invalid --${key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}: ${issue.message}`)
+  }
+  const o = r.output
+  return {
+    db: o.db ?? DEFAULT_CONFIG.db,
+    host: o.host ?? DEFAULT_CONFIG.host,
+    port: o.port ?? DEFAULT_CONFIG.port,
+    allowPrivateTargets: o.allowPrivateTargets ?? DEFAULT_CONFIG.allowPrivateTargets,
+    retryBaseMs: o.retryBase ?? DEFAULT_CONFIG.retryBaseMs,
+    deliveryTimeoutMs: o.deliveryTimeout ?? DEFAULT_CONFIG.deliveryTimeoutMs,
+    rateLimit: o.rateLimit ?? DEFAULT_CONFIG.rateLimit,
+    logLevel: o.logLevel ?? DEFAULT_CONFIG.logLevel,
+  }
+}

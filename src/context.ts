@@ -1,0 +1,20 @@
+import type { Db } from './db/connect.ts'
+import type { Clock } from './lib/clock.ts'
+import type { Config } from './config.ts'
+import type { Logger } from './lib/logger.ts'
+
+/** What the process shares: database, clock, configuration, logger, the worker's doorbell. */
+export interface AppDeps {
+  db: Db
+  clock: Clock
+  config: Config
+  logger: Logger
+  /** Called after a transaction that wrote events has committed. */
+  notify: () => void
+}
+
+/** What a request's services get: the shared deps plus the caller's tenant and key. */
+export interface TenantContext extends AppDeps {
+  tenantId: string
+  keyId: string
+}

@@ -1,0 +1,212 @@
+import type { Insertable, Selectable, Updateable } from 'kysely'
+
+export interface TenantsTable {
+  id: string
+  name: string
+  created_at: string
+}
+
+export interface ApiKeysTable {
+  id: string
+  tenant_id: string
+  name: string | null
+  key_hash: string
+  key_prefix: string
+  scopes: string
+  rate_limit: number | null
+  created_at: string
+  expires_at: string | null
+  revoked_at: string | null
+  last_used_at: string | null
+}
+
+export interface CountersTable {
+  tenant_id: string
+  name: string
+  value: number
+}
+
+export interface IdempotencyKeysTable {
+  key_id: string
+  idem_key: string
+  tenant_id: string
+  method: string
+  path: string
+  body_hash: string
+  status: number | null
+  response: string | null
+  created_at: string
+}
+
+export interface OrdersTable {
+  id: string
+  tenant_id: string
+  order_number: string
+  status: string
+  customer_id: string | null
+  customer: string
+  items: string
+  total: number
+  currency: string
+  travel_date: string | null
+  notes: string | null
+  metadata: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface EventsTable {
+  id: string
+  tenant_id: string
+  name: string
+  payload: string
+  created_at: string
+}
+
+export interface CustomersTable {
+  id: string
+  tenant_id: string
+  first_name: string
+  last_name: string
+  email: string
+  phone: string | null
+  address: string | null
+  notes: string | null
+  metadata: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface ProductsTable {
+  id: string
+  tenant_id: string
+  name: string
+  description: string | null
+  code: string | null
+  price: number
+  currency: string
+  duration_minutes: number | null
+  location: string | null
+  capacity: number | null
+  active: number
+  metadata: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface ItinerariesTable {
+  id: string
+  tenant_id: string
+  title: string
+  order_id: string | null
+  customer_id: string | null
+  start_date: string
+  end_date: string
+  days: string
+  metadata: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface InvoicesTable {
+  id: string
+  tenant_id: string
+  invoice_number: string
+  order_id: string | null
+  customer_id: string | null
+  status: string
+  lines: string
+  total: number
+  amount_paid: number
+  currency: string
+  due_date: string | null
+  paid_at: string | null
+  metadata: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface PaymentsTable {
+  id: string
+  tenant_id: string
+  amount: number
+  currency: string
+  method: string
+  order_id: string | null
+  invoice_id: string | null
+  reference: string | null
+  status: string
+  refunded_amount: number
+  metadata: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface SuppliersTable {
+  id: string
+  tenant_id: string
+  name: string
+  type: string
+  email: string | null
+  phone: string | null
+  address: string | null
+  notes: string | null
+  metadata: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface InquiriesTable {
+  id: string
+  tenant_id: string
+  name: string
+  email: string
+  phone: string | null
+  message: string
+  product_id: string | null
+  travel_date: string | null
+  travelers: number | null
+  status: string
+  metadata: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface ContentTable {
+  id: string
+  tenant_id: string
+  entity: string
+  slug: string
+  title: string
+  body: string | null
+  data: string
+  status: string
+  metadata: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface Database {
+  tenants: TenantsTable
+  api_keys: ApiKeysTable
+  counters: CountersTable
+  idempotency_keys: IdempotencyKeysTable
+  orders: OrdersTable
+  events: EventsTable
+  customers: CustomersTable
+  products: ProductsTable
+  itineraries: ItinerariesTable
+  invoices: InvoicesTable
+  payments: PaymentsTable
+  suppliers: SuppliersTable
+  inquiries: InquiriesTable
+  content: ContentTable
+}
+
+export type Tenant = Selectable<TenantsTable>
+export type ApiKeyRow = Selectable<ApiKeysTable>
+export type NewApiKey = Insertable<ApiKeysTable>
+export type OrderRow = Selectable<OrdersTable>
+export type NewOrder = Insertable<OrdersTable>
+export type OrderUpdate = Updateable<OrdersTable>
+export type EventRow = Selectable<EventsTable>

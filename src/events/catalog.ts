@@ -1,0 +1,32 @@
+/** The 14 event names of CONTRACT §8, the only names a subscription may ask for. */
+export const EVENT_NAMES = [
+  'order.created',
+  'order.updated',
+  'order.confirmed',
+  'order.cancelled',
+  'payment.received',
+  'payment.refunded',
+  'invoice.created',
+  'invoice.paid',
+  'customer.created',
+  'customer.updated',
+  'inquiry.created',
+  'product.created',
+  'product.updated',
+  'itinerary.created',
+] as const
+
+export type EventName = (typeof EVENT_NAMES)[number]
+
+export function isEventName(name: string): name is EventName {
+  return (EVENT_NAMES as readonly string[]).includes(name)
+}
+
+/** The JSON body every receiver gets. */
+export interface EventEnvelope<T = unknown> {
+  id: string
+  event: EventName
+  timestamp: string
+  tenant_id: string
+  data: T
+}

@@ -1,0 +1,31 @@
+import type { TxScope } from '../db/tx.ts'
+import type { TenantContext } from '../context.ts'
+import { newId } from '../lib/ids.ts'
+import type { EventEnvelope, EventName } from './catalog.ts'
+
+/**
+ * Writes one event to the outbox inside the caller's transaction, so a committed change
+ * always has its event and a rolled-back one never does. `data` is the record exactly as
+ * GET returns it after the change. The delivery worker is woken after commit.
+ */
+export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventName, data: T): Promise<EventEnvelope<T>> {
+  const envelope: EventEnvelope<T> = {
+    id: newId('evt'),
+    event,
+    timestamp: ctx.clock.now().toISOString(),
+    tenant_id: ctx.tenantId,
+    data,
+  }
+  await scope.tx
+    .insertInto('events')
+    .values({
+      id: envelope.id,
+      tenant_id: ctx.tenantId,
+      name: event,
+      payload: JSON.stringify(envelope),
+      created_at: envelope.timestamp,
+    })
+    .execute()
+  scope.afterCommit(ctx.notify)
+  return envelope
+}

@@ -1,0 +1,67 @@
+import type { H3Event } from 'h3'
+import { ApiError, badRequest } from './errors.ts'
+
+export const MAX_BODY_BYTES = 1024 * 1024
+
+export interface RawBody {
+  /** The parsed JSON, or undefined when the request had no body. */
+  value: unknown
+  text: string
+}
+
+const tooLarge = () => new ApiError(413, 'payload_too_large', `Request body is larger than ${MAX_BODY_BYTES} bytes`)
+
+/** Reads a JSON request body: 413 past 1 MiB (without buffering more), 415 for another media type, 400 for bad JSON. */
+export async function readJsonBody(event: H3Event): Promise<RawBody> {
+  const req = event.req
+  const declared = req.headers.get('content-length')
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge()
+  const bytes = await _readCapped(req.body)
+  if (bytes.length === 0) return { value: undefined, text: '' }
+  const type = req.headers.get('content-type')
+  if (!_isJson(type)) {
+    throw new ApiError(415, 'unsupported_media_type', `Request body must be application/json${type ? `, not ${type.split(';')[0]}` : ''}`)
+  }
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw badRequest('Request body is not valid UTF-8')
+  }
+  try {
+    return { value: JSON.parse(text), text }
+  } catch (err) {
+    throw badRequest(`Malformed JSON: ${(err as Error).message}`)
+  }
+}
+
+function _isJson(type: string | null): boolean {
+  if (!type) return false
+  const media = type.split(';')[0]!.trim().toLowerCase()
+  return media === 'application/json' || (media.startsWith('application/') && media.endsWith('+json'))
+}
+
+async function _readCapped(stream: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
+  if (!stream) return new Uint8Array(0)
+  const reader = stream.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge()
+    }
+    chunks.push(value)
+  }
+  if (chunks.length === 1) return chunks[0]!
+  const out = new Uint8Array(size)
+  let at = 0
+  for (const c of chunks) {
+    out.set(c, at)
+    at += c.byteLength
+  }
+  return out
+}

@@ -1,0 +1,62 @@
+import * as v from 'valibot'
+import type { TenantContext } from '../context.ts'
+import type { EventName } from '../events/catalog.ts'
+import type { IdPrefix } from '../lib/ids.ts'
+import { pageQuery } from './pagination.ts'
+import type { RequiredScope } from './scopes.ts'
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+
+type BodyOf<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined
+type QueryOf<Q extends v.ObjectEntries, L> = v.InferOutput<v.StrictObjectSchema<L extends true ? Q & typeof pageQuery : Q, undefined>>
+
+export interface RouteInput<B, Q> {
+  ctx: TenantContext
+  params: Record<string, string>
+  query: Q
+  body: B
+}
+
+/**
+ * A route as data: method, path, the scope it needs, how its parameters, query and body
+ * are validated, and its handler. The app mounts these; the global guard reads `scope`
+ * before the handler runs, and the OpenAPI document is generated from the same objects.
+ */
+export interface RouteDef {
+  method: Method
+  path: string
+  /** The scope a key needs, or 'public' for the few routes without authentication. */
+  scope: RequiredScope | 'public'
+  summary: string
+  tag: string
+  /** Path parameters that are ids: a malformed id answers 404 like an unknown one. */
+  params?: Record<string, IdPrefix | { pattern: RegExp; description: string }>
+  body?: v.GenericSchema
+  /** Field names the 422 message calls read-only rather than unknown. */
+  readOnly?: readonly string[]
+  query?: v.ObjectEntries
+  list?: boolean
+  /** The handler's result is the whole body (health, OpenAPI), not wrapped in `data`. */
+  raw?: boolean
+  status?: number
+  events?: readonly EventName[]
+  /** Schema of `data` in the response, for the OpenAPI document. */
+  response?: v.GenericSchema
+  handler: (input: RouteInput<any, any>) => Promise<unknown>
+}
+
+export function defineRoute<
+  S extends v.GenericSchema | undefined = undefined,
+  Q extends v.ObjectEntries = {},
+  L extends boolean | undefined = undefined,
+>(def: Omit<RouteDef, 'body' | 'query' | 'list' | 'handler'> & {
+  body?: S
+  query?: Q
+  list?: L
+  handler: (input: RouteInput<BodyOf<S>, QueryOf<Q, L>>) => Promise<unknown>
+}): RouteDef {
+  return def as RouteDef
+}
+
+/** Body of an action route: nothing, or `{}`. */
+export const EmptyBody = v.optional(v.strictObject({}))

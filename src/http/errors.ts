@@ -1,0 +1,62 @@
+import type { BaseIssue } from 'valibot'
+
+export interface ErrorDetail {
+  path: string
+  message: string
+}
+
+/** An expected failure with its HTTP status and contract error code. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message)
+  }
+}
+
+export const badRequest = (message: string, details?: ErrorDetail[]) => new ApiError(400, 'bad_request', message, details)
+export const unauthenticated = (message: string) => new ApiError(401, 'unauthenticated', message)
+export const forbidden = (message: string) => new ApiError(403, 'forbidden', message)
+export const notFound = (message = 'No such resource') => new ApiError(404, 'not_found', message)
+export const conflict = (message: string) => new ApiError(409, 'conflict', message)
+
+/** 422 listing every problem; the message names the first. */
+export function validationFailed(details: ErrorDetail[]): ApiError {
+  const first = details[0]
+  const message = first ? `${first.path ? first.path + ': ' : ''}${first.message}` : 'Validation failed'
+  return new ApiError(422, 'validation_failed', details.length > 1 ? `${message} (and ${details.length - 1} more)` : message, details)
+}
+
+/** `items[1].quantity`, `customer.email`: dots for properties, brackets for indexes. */
+export function formatPath(keys: readonly (string | number)[]): string {
+  let out = ''
+  for (const k of keys) {
+    if (typeof k === 'number') out += `[${k}]`
+    else out += out ? `.${k}` : k
+  }
+  return out
+}
+
+/** valibot issues → contract details, with read-only and unknown fields said plainly. */
+export function issuesToDetails(issues: readonly BaseIssue<unknown>[], readOnly: ReadonlySet<string> = new Set()): ErrorDetail[] {
+  return issues.map((issue) => {
+    const keys = (issue.path ?? []).map((p) => p.key as string | number)
+    const path = formatPath(keys)
+    const last = keys[keys.length - 1]
+    if (issue.type === 'strict_object' && issue.expected === 'never') {
+      const field = typeof last === 'string' ? last : ''
+      return { path, message: readOnly.has(field) ? `'${field}' is read-only` : `unknown field '${field}'` }
+    }
+    return { path, message: _friendly(issue) }
+  })
+}
+
+function _friendly(issue: BaseIssue<unknown>): string {
+  if (issue.kind === 'schema' && issue.received === 'undefined') return 'is required'
+  // valibot's default messages start with "Invalid type: " etc.; keep the informative part.
+  return issue.message.replace(/^Invalid (type|value|length|key|format|\w+): /, '').replace(/^Expected/, 'expected')
+}

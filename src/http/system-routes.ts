@@ -1,0 +1,18 @@
+import { sql } from 'kysely'
+import { defineRoute, type RouteDef } from './define-route.ts'
+import { ApiError } from './errors.ts'
+
+/** Routes without authentication. */
+export const systemRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'GET', path: '/health', scope: 'public', tag: 'System', summary: 'Liveness: the database answers', raw: true,
+    handler: async ({ ctx }) => {
+      try {
+        await sql`select 1`.execute(ctx.db)
+      } catch {
+        throw new ApiError(503, 'unavailable', 'Database is not reachable')
+      }
+      return { status: 'ok' }
+    },
+  }),
+]

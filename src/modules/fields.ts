@@ -1,0 +1,59 @@
+import * as v from 'valibot'
+import { isCurrency, MAX_MINOR } from '../lib/money.ts'
+
+/** Field schemas shared by the travel resources. */
+
+export const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`))
+export const optionalText = (max: number) => v.optional(v.nullable(text(max)))
+
+export const Email = v.pipe(v.string(), v.trim(), v.maxLength(254, 'must be at most 254 characters'), v.email('must be an email address'))
+export const Phone = v.pipe(v.string(), v.trim(), v.regex(/^\+?[0-9 ().-]{3,32}$/, 'must be a phone number (digits, spaces, + ( ) . -)'))
+
+export const Currency = v.pipe(
+  v.string(),
+  v.check(isCurrency, 'must be an ISO 4217 currency code of three capital letters, e.g. EUR'),
+)
+
+/** A money amount in major units; its decimals are checked against the currency by the service. */
+export const Money = v.pipe(
+  v.number(),
+  v.finite('must be a finite number'),
+  v.minValue(0, 'must not be negative'),
+  v.maxValue(MAX_MINOR / 10_000, `must be at most ${MAX_MINOR / 10_000}`),
+)
+
+export const Quantity = v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.maxValue(100_000, 'must be at most 100000'))
+
+/** `YYYY-MM-DD`, a real calendar date. */
+export const CalendarDate = v.pipe(
+  v.string(),
+  v.check((s) => {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false
+    const d = new Date(`${s}T00:00:00Z`)
+    return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s)
+  }, 'must be a calendar date YYYY-MM-DD'),
+)
+
+/** Up to 50 string→string pairs. */
+export const Metadata = v.pipe(
+  v.record(
+    v.pipe(v.string(), v.minLength(1, 'keys must not be empty'), v.maxLength(40, 'keys must be at most 40 characters')),
+    v.pipe(v.string(), v.maxLength(500, 'values must be at most 500 characters')),
+  ),
+  v.check((o) => Object.keys(o).length <= 50, 'must have at most 50 keys'),
+)
+
+/** An id of the given prefix in a body; a well-formed id of another tenant is caught by the service (422). */
+export const IdRef = (prefix: string) =>
+  v.pipe(v.string(), v.regex(new RegExp(`^${prefix}_[0-9a-f-]{36}$`), `must be an id starting with ${prefix}_`))
+
+/** Query filter: an ISO 8601 timestamp, normalised to UTC with milliseconds. */
+export const TimestampQuery = v.pipe(
+  v.string(),
+  v.check((s) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 timestamp'),
+  v.transform((s) => new Date(s).toISOString()),
+)
+
+export const BoolQuery = v.pipe(v.picklist(['true', 'false'], "must be 'true' or 'false'"), v.transform((s) => s === 'true'))
+
+export const parseJson = <T>(s: string | null): T | null => (s === null ? null : (JSON.parse(s) as T))

@@ -1,0 +1,103 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { Db } from '../../db/connect.ts'
+import type { ApiKeyRow } from '../../db/schema.ts'
+import { newId } from '../../lib/ids.ts'
+
+const KEY_PREFIX = 'tok_'
+/** 24 random bytes = 192 bits, base64url → 32 characters after the prefix. */
+const KEY_PATTERN = /^tok_[A-Za-z0-9_-]{32}$/
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
+export const looksLikeKey = (key: string) => KEY_PATTERN.test(key)
+
+export interface CreatedKey {
+  id: string
+  key: string
+  tenant_id: string
+  name: string | null
+  scopes: string[]
+  rate_limit: number | null
+  created_at: string
+  expires_at: string | null
+}
+
+export interface KeyView {
+  id: string
+  tenant_id: string
+  name: string | null
+  scopes: string[]
+  prefix: string
+  rate_limit: number | null
+  created_at: string
+  expires_at: string | null
+  revoked_at: string | null
+  last_used_at: string | null
+}
+
+export async function createKey(
+  db: Db,
+  input: { tenantId: string; name?: string; scopes: string[]; rateLimit?: number; expiresAt?: Date },
+  now: Date,
+): Promise<CreatedKey> {
+  const key = KEY_PREFIX + randomBytes(24).toString('base64url')
+  const row = {
+    id: newId('key'),
+    tenant_id: input.tenantId,
+    name: input.name ?? null,
+    key_hash: hashKey(key),
+    key_prefix: key.slice(0, 12),
+    scopes: JSON.stringify(input.scopes),
+    rate_limit: input.rateLimit ?? null,
+    created_at: now.toISOString(),
+    expires_at: input.expiresAt?.toISOString() ?? null,
+  }
+  await db.insertInto('api_keys').values(row).execute()
+  return {
+    id: row.id, key, tenant_id: row.tenant_id, name: row.name, scopes: input.scopes,
+    rate_limit: row.rate_limit, created_at: row.created_at, expires_at: row.expires_at,
+  }
+}
+
+export function toKeyView(row: ApiKeyRow): KeyView {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    name: row.name,
+    scopes: JSON.parse(row.scopes) as string[],
+    prefix: row.key_prefix,
+    rate_limit: row.rate_limit,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    revoked_at: row.revoked_at,
+    last_used_at: row.last_used_at,
+  }
+}
+
+export async function listKeys(db: Db, tenantId: string): Promise<KeyView[]> {
+  const rows = await db.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenantId).orderBy('id', 'desc').execute()
+  return rows.map(toKeyView)
+}
+
+/** Revokes a key; returns the key, or undefined when there is none with that id. Idempotent. */
+export async function revokeKey(db: Db, id: string, now: Date): Promise<KeyView | undefined> {
+  await db.updateTable('api_keys').set({ revoked_at: now.toISOString() }).where('id', '=', id).where('revoked_at', 'is', null).execute()
+  const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
+  return row && toKeyView(row)
+}
+
+export function findKeyByHash(db: Db, hash: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst()
+}
+
+export async function touchKey(db: Db, id: string, now: Date): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: now.toISOString() }).where('id', '=', id).execute()
+}
+
+/** `90d`, `12h`, `30m`, `45s` → milliseconds, or null. */
+export function parseDuration(text: string): number | null {
+  const m = /^(\d{1,6})([smhdw])$/.exec(text.trim())
+  if (!m) return null
+  const unit = { s: 1e3, m: 6e4, h: 36e5, d: 864e5, w: 6048e5 }[m[2] as 's' | 'm' | 'h' | 'd' | 'w']
+  const ms = Number(m[1]) * unit
+  return ms > 0 ? ms : null
+}

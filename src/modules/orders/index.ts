@@ -1,0 +1,3 @@
+export { orderRoutes } from './routes.ts'
+export { toOrder } from './service.ts'
+export type { Order } from './schema.ts'

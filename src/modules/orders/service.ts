@@ -1,0 +1,171 @@
+import type { TenantContext } from '../../context.ts'
+import { nextCounter } from '../../db/counters.ts'
+import type { OrderRow, OrderUpdate } from '../../db/schema.ts'
+import { withTx, type TxScope } from '../../db/tx.ts'
+import { emit } from '../../events/emit.ts'
+import { conflict, notFound, validationFailed, type ErrorDetail } from '../../http/errors.ts'
+import { toPage, type Page } from '../../http/pagination.ts'
+import { newId } from '../../lib/ids.ts'
+import { MAX_MINOR, minorDigits, toMajor, toMinor } from '../../lib/money.ts'
+import { parseJson } from '../fields.ts'
+import * as repo from './repo.ts'
+import type { CreateOrderInput, Order, OrderStatus, UpdateOrderInput } from './schema.ts'
+
+interface StoredItem {
+  productId: string | null
+  description: string
+  quantity: number
+  unitPrice: number // minor units
+}
+
+/** Allowed status moves; anything else is 409. */
+const TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
+  pending: ['confirmed', 'cancelled'],
+  confirmed: ['cancelled', 'completed'],
+  cancelled: [],
+  completed: [],
+}
+
+export function toOrder(row: OrderRow): Order {
+  const items = JSON.parse(row.items) as StoredItem[]
+  return {
+    id: row.id,
+    orderNumber: row.order_number,
+    status: row.status as OrderStatus,
+    customerId: row.customer_id,
+    customer: JSON.parse(row.customer) as Order['customer'],
+    items: items.map((i) => ({
+      productId: i.productId,
+      description: i.description,
+      quantity: i.quantity,
+      unitPrice: toMajor(i.unitPrice, row.currency),
+      total: toMajor(i.unitPrice * i.quantity, row.currency),
+    })),
+    total: toMajor(row.total, row.currency),
+    currency: row.currency,
+    travelDate: row.travel_date,
+    notes: row.notes,
+    metadata: parseJson<Record<string, string>>(row.metadata) ?? {},
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+/** Converts item prices to minor units for the currency and sums them exactly; 422 on excess decimals. */
+function _priceItems(items: { description: string; quantity: number; unitPrice: number; productId?: string | null }[], currency: string): { items: StoredItem[]; total: number } {
+  const details: ErrorDetail[] = []
+  const stored = items.map((item, i) => {
+    const minor = toMinor(item.unitPrice, currency)
+    if (minor === null) details.push({ path: `items[${i}].unitPrice`, message: `must have at most ${minorDigits(currency)} decimal places for ${currency}` })
+    return { productId: item.productId ?? null, description: item.description, quantity: item.quantity, unitPrice: minor ?? 0 }
+  })
+  if (details.length) throw validationFailed(details)
+  const total = stored.reduce((sum, i) => sum + i.unitPrice * i.quantity, 0)
+  if (total > MAX_MINOR) throw validationFailed([{ path: 'items', message: 'order total is too large' }])
+  return { items: stored, total }
+}
+
+const _customer = (c: CreateOrderInput['customer']) =>
+  JSON.stringify({ firstName: c.firstName, lastName: c.lastName, email: c.email, ...(c.phone ? { phone: c.phone } : {}) })
+
+export async function createOrder(ctx: TenantContext, input: CreateOrderInput): Promise<Order> {
+  const priced = _priceItems(input.items, input.currency)
+  return withTx(ctx.db, async (scope) => {
+    const now = ctx.clock.now().toISOString()
+    const n = await nextCounter(scope.tx, ctx.tenantId, 'order')
+    const row: OrderRow = {
+      id: newId('ord'),
+      tenant_id: ctx.tenantId,
+      order_number: `ORD-${String(n).padStart(6, '0')}`,
+      status: 'pending',
+      customer_id: null,
+      customer: _customer(input.customer),
+      items: JSON.stringify(priced.items),
+      total: priced.total,
+      currency: input.currency,
+      travel_date: input.travelDate ?? null,
+      notes: input.notes ?? null,
+      metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+      created_at: now,
+      updated_at: now,
+    }
+    await repo.insertOrder(scope.tx, row)
+    const order = toOrder(row)
+    await emit(scope, ctx, 'order.created', order)
+    return order
+  })
+}
+
+export async function getOrder(ctx: TenantContext, id: string): Promise<Order> {
+  const row = await repo.findOrder(ctx.db, ctx.tenantId, id)
+  if (!row) throw notFound(`No order ${id}`)
+  return toOrder(row)
+}
+
+export async function listOrders(ctx: TenantContext, q: Omit<repo.OrderFilter, 'after'> & { cursor?: string }): Promise<Page<Order>> {
+  const rows = await repo.listOrders(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
+  return toPage(rows, q.limit, toOrder)
+}
+
+export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderInput): Promise<Order> {
+  return withTx(ctx.db, async (scope) => {
+    const row = await repo.findOrder(scope.tx, ctx.tenantId, id)
+    if (!row) throw notFound(`No order ${id}`)
+    const set: OrderUpdate = {}
+    const terminal = TRANSITIONS[row.status as OrderStatus].length === 0
+    if (input.customer !== undefined) set.customer = _customer(input.customer)
+    if (input.items !== undefined || (input.currency !== undefined && input.currency !== row.currency)) {
+      const currency = input.currency ?? row.currency
+      const items = input.items ?? (JSON.parse(row.items) as StoredItem[]).map((i) => ({ ...i, unitPrice: toMajor(i.unitPrice, row.currency) }))
+      const priced = _priceItems(items, currency)
+      set.items = JSON.stringify(priced.items)
+      set.total = priced.total
+      set.currency = currency
+    }
+    if (input.travelDate !== undefined) set.travel_date = input.travelDate
+    if (input.notes !== undefined) set.notes = input.notes
+    if (input.metadata !== undefined) set.metadata = input.metadata && Object.keys(input.metadata).length ? JSON.stringify(input.metadata) : null
+    if (input.status !== undefined && input.status !== row.status) set.status = input.status
+    const changed = (Object.keys(set) as (keyof OrderRow)[]).filter((k) => set[k] !== row[k])
+    if (changed.length === 0) return toOrder(row)
+    if (terminal && changed.some((k) => k !== 'notes' && k !== 'metadata')) {
+      throw conflict(`Order ${id} is ${row.status}; only notes and metadata can still change`)
+    }
+    if (set.status !== undefined) _assertTransition(row, set.status as OrderStatus)
+    return _save(ctx, scope, row, set)
+  })
+}
+
+/** confirm / cancel actions: 409 when already there or not allowed from the current status. */
+export function transitionOrder(ctx: TenantContext, id: string, to: 'confirmed' | 'cancelled'): Promise<Order> {
+  return withTx(ctx.db, async (scope) => {
+    const row = await repo.findOrder(scope.tx, ctx.tenantId, id)
+    if (!row) throw notFound(`No order ${id}`)
+    if (row.status === to) throw conflict(`Order ${id} is already ${to}`)
+    _assertTransition(row, to)
+    return _save(ctx, scope, row, { status: to })
+  })
+}
+
+function _assertTransition(row: OrderRow, to: OrderStatus): void {
+  if (!TRANSITIONS[row.status as OrderStatus].includes(to)) {
+    throw conflict(`Order ${row.id} cannot move from ${row.status} to ${to}`)
+  }
+}
+
+async function _save(ctx: TenantContext, scope: TxScope, row: OrderRow, set: OrderUpdate): Promise<Order> {
+  set.updated_at = ctx.clock.now().toISOString()
+  await repo.updateOrder(scope.tx, ctx.tenantId, row.id, set)
+  const order = toOrder({ ...row, ...set } as OrderRow)
+  if (set.status === 'confirmed') await emit(scope, ctx, 'order.confirmed', order)
+  if (set.status === 'cancelled') await emit(scope, ctx, 'order.cancelled', order)
+  await emit(scope, ctx, 'order.updated', order)
+  return order
+}
+
+export async function deleteOrder(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
+  return withTx(ctx.db, async (scope) => {
+    if (!(await repo.deleteOrder(scope.tx, ctx.tenantId, id))) throw notFound(`No order ${id}`)
+    return { id, deleted: true as const }
+  })
+}

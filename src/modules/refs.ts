@@ -1,0 +1,28 @@
+import type { Db } from '../db/connect.ts'
+import type { Tx } from '../db/tx.ts'
+import { validationFailed, type ErrorDetail } from '../http/errors.ts'
+
+/** Which table each reference field points into. */
+const REF_TABLES = {
+  customerId: 'customers',
+  productId: 'products',
+  orderId: 'orders',
+  invoiceId: 'invoices',
+} as const
+
+export type RefField = keyof typeof REF_TABLES
+
+/**
+ * Checks that every given reference names a record of the caller's tenant; 422 listing each
+ * that does not (another tenant's id is reported exactly like an unknown one). `refs` maps a
+ * body path (e.g. `items[2].productId`) to [field kind, id].
+ */
+export async function assertRefs(db: Db | Tx, tenantId: string, refs: Record<string, [RefField, string | null | undefined]>): Promise<void> {
+  const details: ErrorDetail[] = []
+  for (const [path, [field, id]] of Object.entries(refs)) {
+    if (id === null || id === undefined) continue
+    const found = await db.selectFrom(REF_TABLES[field]).select('id').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
+    if (!found) details.push({ path, message: `no ${REF_TABLES[field].replace(/ies$/, 'y').replace(/s$/, '')} ${id}` })
+  }
+  if (details.length) throw validationFailed(details)
+}

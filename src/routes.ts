@@ -1,0 +1,9 @@
+import type { AppDeps } from './context.ts'
+import type { RouteDef } from './http/define-route.ts'
+import { systemRoutes } from './http/system-routes.ts'
+import { orderRoutes } from './modules/orders/index.ts'
+
+/** Every route of the API. A module adds its routes here and nowhere else. */
+export function allRoutes(_deps: AppDeps): RouteDef[] {
+  return [...systemRoutes, ...orderRoutes]
+}

@@ -1,0 +1,67 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { toNodeHandler } from 'h3/node'
+import { createApp } from './app.ts'
+import type { Config } from './config.ts'
+import type { AppDeps } from './context.ts'
+import { openDb } from './db/connect.ts'
+import { pruneIdempotencyKeys } from './http/idempotency.ts'
+import { systemClock, type Clock } from './lib/clock.ts'
+import { createLogger, type Logger } from './lib/logger.ts'
+
+export interface RunningServer {
+  url: string
+  deps: AppDeps
+  /** Stops accepting, lets in-flight work finish (at most `graceMs`), closes the database. */
+  stop(graceMs?: number): Promise<void>
+}
+
+export interface StartOptions {
+  clock?: Clock
+  logger?: Logger
+}
+
+/**
+ * `travelops serve`: migrations, then the HTTP API. (h3's node adapter on node:http rather
+ * than listhen: listhen turns port 0 into 3000 and silently moves to another port when the
+ * asked one is busy, which an operator must be told instead.)
+ */
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
+  const logger = opts.logger ?? createLogger(config.logLevel)
+  const opened = openDb(config.db)
+  const deps: AppDeps = { db: opened.db, clock: opts.clock ?? systemClock, config, logger, notify: () => {} }
+  const app = createApp(deps)
+  const server = createServer({ keepAliveTimeout: 5_000 }, toNodeHandler(app.h3))
+  await _listen(server, config.port, config.host)
+  const { port } = server.address() as AddressInfo
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  const url = `http://${host}:${port}`
+
+  const prune = setInterval(() => {
+    pruneIdempotencyKeys(deps).catch((err: unknown) => logger.warn('idempotency prune failed', { error: String(err) }))
+  }, 3_600_000)
+  prune.unref()
+
+  let stopping: Promise<void> | undefined
+  const stop = (graceMs = 10_000) => (stopping ??= (async () => {
+    clearInterval(prune)
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+    server.closeIdleConnections()
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs)
+    await closed
+    clearTimeout(timer)
+    await opened.close()
+  })())
+
+  return { url, deps, stop }
+}
+
+function _listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}

@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DEFAULT_CONFIG, type Config } from '../../src/config.ts'
+import { createKey } from '../../src/modules/keys/service.ts'
+import { createTenant } from '../../src/modules/tenants/service.ts'
+import { startServer, type RunningServer } from '../../src/server.ts'
+
+export interface Reply {
+  status: number
+  headers: Headers
+  body: any
+  text: string
+}
+
+export interface TestTenant {
+  id: string
+  key: string
+  keyId: string
+  /** A request as this tenant's key (`key: null` sends none, a string sends that). */
+  request(method: string, path: string, opts?: RequestOpts): Promise<Reply>
+  /** A key of this tenant with other scopes or limits. */
+  newKey(opts?: { scopes?: string[]; rateLimit?: number; expiresAt?: Date }): Promise<{ key: string; id: string }>
+}
+
+export interface RequestOpts {
+  body?: unknown
+  /** Sent as is, with no JSON encoding. */
+  raw?: string | Uint8Array
+  headers?: Record<string, string>
+  key?: string | null
+}
+
+export interface TestApp {
+  url: string
+  dir: string
+  dbFile: string
+  server: RunningServer
+  tenant(name?: string): Promise<TestTenant>
+  request(method: string, path: string, opts?: RequestOpts): Promise<Reply>
+  close(): Promise<void>
+}
+
+/** A real `serve` (in-process) on 127.0.0.1 with a fresh SQLite file in a temp directory. */
+export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'travelops-test-'))
+  const dbFile = join(dir, 'travelops.db')
+  const server = await startServer({ ...DEFAULT_CONFIG, db: dbFile, port: 0, logLevel: 'silent', ...overrides })
+  const { db } = server.deps
+
+  const request = async (method: string, path: string, opts: RequestOpts = {}): Promise<Reply> => {
+    const headers: Record<string, string> = { ...opts.headers }
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`
+    let body: string | Uint8Array | undefined = opts.raw
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const res = await fetch(server.url + path, { method, headers, body })
+    const text = await res.text()
+    let parsed: unknown
+    try {
+      parsed = text ? JSON.parse(text) : undefined
+    } catch {
+      parsed = undefined
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text }
+  }
+
+  const tenant = async (name = 'Tenant'): Promise<TestTenant> => {
+    const t = await createTenant(db, name, new Date())
+    const newKey = async (o: { scopes?: string[]; rateLimit?: number; expiresAt?: Date } = {}) => {
+      const k = await createKey(db, { tenantId: t.id, scopes: o.scopes ?? ['*'], rateLimit: o.rateLimit, expiresAt: o.expiresAt }, new Date())
+      return { key: k.key, id: k.id }
+    }
+    const main = await newKey()
+    return {
+      id: t.id,
+      key: main.key,
+      keyId: main.id,
+      newKey,
+      request: (method, path, opts = {}) => request(method, path, { ...opts, key: opts.key === undefined ? main.key : opts.key }),
+    }
+  }
+
+  return {
+    url: server.url, dir, dbFile, server, tenant, request,
+    close: async () => {
+      await server.stop(1000)
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A valid order body; `over` replaces fields. */
+export function orderBody(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    customer: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },
+    items: [{ description: 'Fjord cruise', quantity: 2, unitPrice: 149.5 }],
+    currency: 'EUR',
+    travelDate: '2027-06-01',
+    ...over,
+  }
+}
