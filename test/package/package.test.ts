@@ -3,7 +3,7 @@
 // Slow (it builds the executable), so it is not part of `npm test`: run `npm run test:package`.
 // TRAVELOPS_SKIP_BUILD=1 reuses dist/travelops when it is newer than every input.
 import assert from 'node:assert/strict'
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process'
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -31,11 +31,12 @@ before(() => {
   sb = makeSandbox()
 })
 
-after(() => {
+after(async () => {
+  await e2e.server?.stop()
   rmSync(sb.root, { recursive: true, force: true })
 })
 
-// ---- steps ----------------------------------------------------------------------------
+// ---- steps: the executable alone ----------------------------------------------------
 
 test('the sandbox has no Node 24 on PATH and no node_modules above it', () => {
   assert.deepEqual(readdirSync(dirname(sb.exe)), ['travelops'])
@@ -50,28 +51,36 @@ test('the sandbox has no Node 24 on PATH and no node_modules above it', () => {
 })
 
 test('--version prints the version from package.json', () => {
-  const res = run(sb, ['--version'])
-  assert.equal(res.stdout.trim(), PKG.version)
+  assert.equal(run(sb, ['--version']).stdout.trim(), PKG.version)
 })
 
 test('--help lists the commands', () => {
-  const res = run(sb, ['--help'])
-  assert.match(res.stdout, /Usage: travelops/)
+  assert.match(run(sb, ['--help']).stdout, /Usage: travelops/)
 })
 
-test('opens a fresh database file through the embedded native addon', () => {
-  const report = openFreshDatabase(sb, join(sb.work, 'fresh.db'))
-  assert.equal(report.sea, true)
-  assert.equal(report.node, 'v24.21.0')
-  assert.equal(report.journal_mode, 'wal')
-  assert.match(String(report.sqlite), /^3\.\d+\.\d+$/)
-  assert.equal(report.migrations, countMigrationFiles())
+test('an unknown command is a usage error (exit 2)', () => {
+  run(sb, ['no-such-command'], {}, 2)
+})
+
+test('NODE_OPTIONS cannot change the executable', () => {
+  const res = run(sb, ['--version'], { NODE_OPTIONS: '--require /nonexistent/hook.js' })
+  assert.equal(res.stdout.trim(), PKG.version)
+})
+
+// ---- steps: the native SQLite addon and the embedded migrations ----------------------
+
+test('migrate applies the embedded migrations to a fresh database file', () => {
+  const db = join(sb.work, 'fresh.db')
+  assert.deepEqual(migrateFresh(sb, db).applied, embeddedMigrationNames())
+  const status = runJson(sb, ['migrate', '--status', '--db', db]) as unknown as { name: string; applied_at: string | null }[]
+  assert.deepEqual(status.map((m) => m.name), embeddedMigrationNames())
+  assert.ok(status.every((m) => m.applied_at !== null))
 })
 
 test('the native addon is extracted once to ~/.cache/travelops/<hash>/ and reused', () => {
   const file = cachedAddon(join(sb.home, '.cache', 'travelops'))
   const before = statSync(file)
-  openFreshDatabase(sb, join(sb.work, 'again.db'))
+  migrateFresh(sb, join(sb.work, 'again.db'))
   const after = statSync(file)
   assert.equal(after.ino, before.ino, 'the cached addon was rewritten')
   assert.equal(after.mtimeMs, before.mtimeMs)
@@ -80,25 +89,68 @@ test('the native addon is extracted once to ~/.cache/travelops/<hash>/ and reuse
 test('a damaged cached addon is replaced', () => {
   const file = cachedAddon(join(sb.home, '.cache', 'travelops'))
   writeFileSync(file, 'not a shared object')
-  openFreshDatabase(sb, join(sb.work, 'repaired.db'))
+  migrateFresh(sb, join(sb.work, 'repaired.db'))
   assert.ok(statSync(file).size > 100_000)
 })
 
 test('TRAVELOPS_CACHE_DIR chooses the cache directory', () => {
   const cache = join(sb.root, 'custom-cache')
-  openFreshDatabase(sb, join(sb.work, 'custom.db'), { TRAVELOPS_CACHE_DIR: cache })
+  migrateFresh(sb, join(sb.work, 'custom.db'), { TRAVELOPS_CACHE_DIR: cache })
   cachedAddon(cache)
 })
 
 test('without a usable home directory the addon goes to the temporary directory', () => {
-  const env = { HOME: '/dev/null/nohome', XDG_CACHE_HOME: '' }
-  openFreshDatabase(sb, join(sb.work, 'nohome.db'), env)
+  migrateFresh(sb, join(sb.work, 'nohome.db'), { HOME: '/dev/null/nohome', XDG_CACHE_HOME: '' })
   cachedAddon(join(sb.tmp, `travelops-${process.getuid?.() ?? 'user'}`))
 })
 
-test('NODE_OPTIONS cannot change the executable', () => {
-  const res = run(sb, ['--version'], { NODE_OPTIONS: '--require /nonexistent/hook.js' })
-  assert.equal(res.stdout.trim(), PKG.version)
+// ---- steps: end to end, in order, on one database --------------------------------------
+
+const e2e = { db: '', tenantId: '', key: '', url: '', server: undefined as Serve | undefined }
+
+test('e2e: tenants create', () => {
+  e2e.db = join(sb.work, 'e2e.db')
+  const tenant = runJson(sb, ['tenants', 'create', '--name', 'Packaged Tours', '--db', e2e.db])
+  assert.match(String(tenant.id), /^ten_/)
+  e2e.tenantId = String(tenant.id)
+  const list = runJson(sb, ['tenants', 'list', '--db', e2e.db]) as unknown as { id: string }[]
+  assert.deepEqual(list.map((t) => t.id), [e2e.tenantId])
+})
+
+test('e2e: keys create', () => {
+  const key = runJson(sb, ['keys', 'create', '--tenant', e2e.tenantId, '--name', 'e2e', '--db', e2e.db])
+  assert.equal(key.tenant_id, e2e.tenantId)
+  e2e.key = String(key.key)
+})
+
+test('e2e: serve on port 0 answers /health', async () => {
+  e2e.server = await serve(sb, ['--port', '0', '--db', e2e.db])
+  e2e.url = e2e.server.url
+  const res = await fetch(`${e2e.url}/health`)
+  assert.equal(res.status, 200)
+  assert.deepEqual(await res.json(), { status: 'ok' })
+})
+
+test('e2e: create an order through the API', async () => {
+  const res = await fetch(`${e2e.url}/v1/orders`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${e2e.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      customer: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },
+      items: [{ description: 'Harbour tour', quantity: 3, unitPrice: 0.1 }],
+      currency: 'EUR',
+    }),
+  })
+  assert.equal(res.status, 201, await res.clone().text())
+  assert.equal(res.headers.get('x-tenant-id'), e2e.tenantId)
+  const { data } = (await res.json()) as { data: { id: string; total: number } }
+  assert.match(data.id, /^ord_/)
+  assert.equal(data.total, 0.3)
+})
+
+test('e2e: SIGTERM stops serve with exit code 0', async () => {
+  assert.equal(await e2e.server!.stop(), 0)
+  e2e.server = undefined
 })
 
 // ---- harness --------------------------------------------------------------------------
@@ -151,12 +203,49 @@ function runJson(s: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}): Recor
   return JSON.parse(run(s, [...args, '--json'], env).stdout) as Record<string, unknown>
 }
 
-/** The DB-opening command of the current CLI on a database file that does not exist yet. */
-function openFreshDatabase(s: Sandbox, db: string, env: NodeJS.ProcessEnv = {}): Record<string, unknown> {
+/** `travelops migrate` on a database file that does not exist yet. */
+function migrateFresh(s: Sandbox, db: string, env: NodeJS.ProcessEnv = {}): { applied: string[] } {
   assert.equal(existsSync(db), false)
-  const report = runJson(s, ['selftest', '--db', db], env)
+  const report = runJson(s, ['migrate', '--db', db], env) as { applied: string[] }
   assert.ok(existsSync(db), `${db} was not created`)
   return report
+}
+
+interface Serve {
+  url: string
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>
+}
+
+/** Starts `travelops serve` and waits for the line with its URL. */
+function serve(s: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serve> {
+  const child = spawn(s.exe, ['serve', ...args], { cwd: s.work, env: { ...baseEnv(s), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+    return exited
+  }
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`serve printed no URL within 15 s\n${stdout}\n${stderr}`))
+    }, 15_000)
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d
+      const url = /http:\/\/[^\s]+:\d+/.exec(stdout)?.[0]
+      if (url) {
+        clearTimeout(timer)
+        resolve({ url, stop })
+      }
+    })
+    exited.then((code) => {
+      clearTimeout(timer)
+      reject(new Error(`serve exited ${code} before listening\n${stdout}\n${stderr}`))
+    })
+  })
 }
 
 function cachedAddon(cacheDir: string): string {
@@ -167,9 +256,8 @@ function cachedAddon(cacheDir: string): string {
   return file
 }
 
-function countMigrationFiles(): number {
-  const dir = join(ROOT, 'migrations')
-  return existsSync(dir) ? readMigrationDir(dir).length : 0
+function embeddedMigrationNames(): string[] {
+  return readMigrationDir(join(ROOT, 'migrations')).map((m) => m.name)
 }
 
 function _files(path: string): string[] {
