@@ -4,7 +4,8 @@ import type { TenantContext } from '../context.ts'
 import { isId } from '../lib/ids.ts'
 import { readJsonBody } from './body.ts'
 import type { RouteDef } from './define-route.ts'
-import { ApiError, badRequest, issuesToDetails, notFound, validationFailed } from './errors.ts'
+import { ApiError, badRequest, issuesToDetails, notFound } from './errors.ts'
+import { validateBody } from './validate.ts'
 import { bodyFingerprint, checkIdempotencyKey, idempotent, type StoredResponse } from './idempotency.ts'
 import { pageQuery } from './pagination.ts'
 
@@ -25,11 +26,7 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
   if (route.method === 'POST' || route.method === 'PATCH') {
     const raw = await readJsonBody(event)
     fingerprint = bodyFingerprint(raw.value)
-    if (route.body) {
-      const r = v.safeParse(route.body, raw.value, { abortEarly: false })
-      if (!r.success) throw validationFailed(issuesToDetails(r.issues, new Set(route.readOnly)))
-      body = r.output
-    }
+    if (route.body) body = validateBody(route.body, raw.value, new Set(route.readOnly))
   }
   const run = async (): Promise<StoredResponse> => {
     try {

@@ -1,0 +1,42 @@
+import * as v from 'valibot'
+import { formatPath, issuesToDetails, validationFailed, type ErrorDetail } from './errors.ts'
+
+/**
+ * Validates a body against a valibot schema and lists EVERY problem: valibot stops at the
+ * first unknown key of an object, so unknown keys are found by walking the schema here.
+ */
+export function validateBody<S extends v.GenericSchema>(schema: S, value: unknown, readOnly: ReadonlySet<string> = new Set()): v.InferOutput<S> {
+  const r = v.safeParse(schema, value, { abortEarly: false })
+  if (r.success) return r.output
+  const issues = r.issues.filter((i) => !(i.type === 'strict_object' && i.expected === 'never'))
+  const details: ErrorDetail[] = [...issuesToDetails(issues, readOnly)]
+  for (const keys of _unknownKeys(schema, value, [])) {
+    const field = String(keys[keys.length - 1])
+    details.push({ path: formatPath(keys), message: readOnly.has(field) && keys.length === 1 ? `'${field}' is read-only` : `unknown field '${field}'` })
+  }
+  throw validationFailed(details.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
+}
+
+type AnySchema = { type: string; entries?: Record<string, AnySchema>; wrapped?: AnySchema; item?: AnySchema }
+
+function _unknownKeys(schema: AnySchema, value: unknown, at: (string | number)[]): (string | number)[][] {
+  if (value === null || value === undefined) return []
+  switch (schema.type) {
+    case 'optional': case 'nullable': case 'nullish': case 'exact_optional': case 'non_optional': case 'non_nullable':
+      return schema.wrapped ? _unknownKeys(schema.wrapped, value, at) : []
+    case 'array':
+      return Array.isArray(value) && schema.item ? value.flatMap((item, i) => _unknownKeys(schema.item!, item, [...at, i])) : []
+    case 'strict_object': {
+      if (typeof value !== 'object' || Array.isArray(value) || !schema.entries) return []
+      const out: (string | number)[][] = []
+      for (const [k, val] of Object.entries(value)) {
+        const entry = schema.entries[k]
+        if (!entry) out.push([...at, k])
+        else out.push(..._unknownKeys(entry, val, [...at, k]))
+      }
+      return out
+    }
+    default:
+      return []
+  }
+}
