@@ -67,12 +67,12 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
 async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limiter: RateLimiter): Promise<Response> {
   const meta = event.context.matchedRoute?.meta as { route?: RouteDef; allow?: string } | undefined
   const route = meta?.route
+  try {
+    decodeURIComponent(event.url.pathname)
+  } catch {
+    throw badRequest('Malformed percent-encoding in the request path')
+  }
   if (!route) {
-    try {
-      decodeURIComponent(event.url.pathname)
-    } catch {
-      throw badRequest('Malformed percent-encoding in the request path')
-    }
     if (meta?.allow) {
       throw new ApiError(405, 'method_not_allowed', `Method ${event.req.method} is not allowed on ${event.url.pathname}`, undefined, { Allow: meta.allow })
     }

@@ -4,6 +4,7 @@ import { toNodeHandler } from 'h3/node'
 import { createApp } from './app.ts'
 import type { Config } from './config.ts'
 import type { AppDeps } from './context.ts'
+import type { RouteDef } from './http/define-route.ts'
 import { openDb } from './db/connect.ts'
 import { pruneIdempotencyKeys } from './http/idempotency.ts'
 import { systemClock, type Clock } from './lib/clock.ts'
@@ -12,6 +13,7 @@ import { createLogger, type Logger } from './lib/logger.ts'
 export interface RunningServer {
   url: string
   deps: AppDeps
+  routes: readonly RouteDef[]
   /** Stops accepting, lets in-flight work finish (at most `graceMs`), closes the database. */
   stop(graceMs?: number): Promise<void>
 }
@@ -53,7 +55,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await opened.close()
   })())
 
-  return { url, deps, stop }
+  return { url, deps, routes: app.routes, stop }
 }
 
 function _listen(server: Server, port: number, host: string): Promise<void> {

@@ -186,6 +186,51 @@ export interface ContentTable {
   updated_at: string
 }
 
+export interface WebhooksTable {
+  id: string
+  tenant_id: string
+  url: string
+  events: string
+  secret: string
+  headers: string
+  active: number
+  retry_count: number
+  created_at: string
+  updated_at: string
+  deleted_at: string | null
+}
+
+export interface DeliveriesTable {
+  id: string
+  tenant_id: string
+  webhook_id: string
+  event_id: string
+  event: string
+  status: string
+  attempts: number
+  retries: number
+  response_code: number | null
+  created_at: string
+  delivered_at: string | null
+  last_attempt_at: string | null
+  next_retry_at: string | null
+  due_at: string | null
+  manual: number
+  locked_until: string | null
+}
+
+export interface DeliveryAttemptsTable {
+  delivery_id: string
+  attempt: number
+  tenant_id: string
+  at: string
+  trigger: string
+  response_code: number | null
+  duration_ms: number
+  error: string | null
+  response_body: string | null
+}
+
 export interface Database {
   tenants: TenantsTable
   api_keys: ApiKeysTable
@@ -201,6 +246,9 @@ export interface Database {
   suppliers: SuppliersTable
   inquiries: InquiriesTable
   content: ContentTable
+  webhooks: WebhooksTable
+  deliveries: DeliveriesTable
+  delivery_attempts: DeliveryAttemptsTable
 }
 
 export type Tenant = Selectable<TenantsTable>
@@ -210,3 +258,6 @@ export type OrderRow = Selectable<OrdersTable>
 export type NewOrder = Insertable<OrdersTable>
 export type OrderUpdate = Updateable<OrdersTable>
 export type EventRow = Selectable<EventsTable>
+export type WebhookRow = Selectable<WebhooksTable>
+export type DeliveryRow = Selectable<DeliveriesTable>
+export type DeliveryAttemptRow = Selectable<DeliveryAttemptsTable>

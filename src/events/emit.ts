@@ -1,5 +1,6 @@
 import type { TxScope } from '../db/tx.ts'
 import type { TenantContext } from '../context.ts'
+import { fanOut } from '../delivery/fan-out.ts'
 import { newId } from '../lib/ids.ts'
 import type { EventEnvelope, EventName } from './catalog.ts'
 
@@ -26,6 +27,7 @@ export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventNa
       created_at: envelope.timestamp,
     })
     .execute()
-  scope.afterCommit(ctx.notify)
+  const deliveries = await fanOut(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp })
+  if (deliveries > 0) scope.afterCommit(ctx.notify)
   return envelope
 }

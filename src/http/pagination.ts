@@ -12,6 +12,7 @@ export const pageQuery = {
     v.pipe(
       v.string(),
       v.regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100'),
+      v.description('Page size, 1–100'),
       v.transform(Number),
       v.minValue(1, 'must be a whole number from 1 to 100'),
       v.maxValue(100, 'must be a whole number from 1 to 100'),
@@ -21,6 +22,7 @@ export const pageQuery = {
   cursor: v.optional(
     v.pipe(
       v.string(),
+      v.description('Opaque; the `next_cursor` of the previous page'),
       v.transform(_decodeCursor),
       v.string('is not a valid cursor'),
     ),

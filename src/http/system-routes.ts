@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import * as v from 'valibot'
 import { defineRoute, type RouteDef } from './define-route.ts'
 import { ApiError } from './errors.ts'
 
@@ -6,6 +7,7 @@ import { ApiError } from './errors.ts'
 export const systemRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/health', scope: 'public', tag: 'System', summary: 'Liveness: the database answers', raw: true,
+    response: v.object({ status: v.literal('ok') }),
     handler: async ({ ctx }) => {
       try {
         await sql`select 1`.execute(ctx.db)

@@ -13,6 +13,11 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${uuidv7()}`
 }
 
+/** The exact pattern an id of this prefix must match (the OpenAPI document shows it). */
+export function idPattern(prefix: IdPrefix): RegExp {
+  return patterns.get(prefix)!
+}
+
 export function isId(prefix: IdPrefix, value: unknown): value is string {
   return typeof value === 'string' && patterns.get(prefix)!.test(value)
 }

@@ -1,0 +1,121 @@
+import { toJsonSchema, type ConversionConfig, type OverrideActionContext } from '@valibot/to-json-schema'
+import * as v from 'valibot'
+
+/** A JSON value of the OpenAPI document (schemas, operations, components). */
+export type JsonObject = { [key: string]: unknown }
+
+/**
+ * A valibot schema as a JSON Schema 2020-12 object (OpenAPI 3.1's dialect). Requests are
+ * described by what the API accepts (`input`: a pipe is converted up to its first transform),
+ * responses by what it sends (`output`). What JSON Schema cannot say (`v.check`, transforms)
+ * never fails the conversion; a check's message becomes the description instead.
+ */
+export function toSchema(schema: v.GenericSchema, mode: 'input' | 'output'): JsonObject {
+  const { $schema: _, ...json } = toJsonSchema(schema, { ...CONVERSION, typeMode: mode }) as JsonObject
+  return json
+}
+
+/** Query entries (all string-valued) → one schema per parameter and whether it is required. */
+export function toQuerySchemas(entries: v.ObjectEntries): { name: string; required: boolean; schema: JsonObject }[] {
+  const json = toSchema(v.object(entries), 'input')
+  const properties = (json.properties ?? {}) as Record<string, JsonObject>
+  const required = new Set((json.required ?? []) as string[])
+  return Object.entries(properties).map(([name, schema]) => ({ name, required: required.has(name), schema }))
+}
+
+const CONVERSION: ConversionConfig = {
+  target: 'draft-2020-12',
+  errorMode: 'ignore',
+  overrideAction: _describeCheck,
+}
+
+/** `v.check(fn, 'must be …')` has no JSON Schema form: say it in words. */
+function _describeCheck({ valibotAction, jsonSchema }: OverrideActionContext): JsonObject | undefined {
+  const message: unknown = (valibotAction as { message?: unknown }).message
+  if (valibotAction.type !== 'check' || typeof message !== 'string') return undefined
+  const said = message.charAt(0).toUpperCase() + message.slice(1)
+  return { ...jsonSchema, description: jsonSchema.description ? `${jsonSchema.description}; ${message}` : said }
+}
+
+/** `{ $ref: '#/components/<kind>/<name>' }` */
+export const componentRef = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` })
+
+/** CONTRACT §4: the one error shape every 4xx and 5xx answer has. */
+const ERROR_SCHEMA: JsonObject = {
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'details', 'request_id'],
+      additionalProperties: false,
+      properties: {
+        code: { type: 'string', description: 'Stable machine-readable code, e.g. `validation_failed`, `not_found`, `conflict`, `idempotency_conflict`' },
+        message: { type: 'string', description: 'Human-readable; names the first problem' },
+        details: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['path', 'message'],
+            additionalProperties: false,
+            properties: {
+              path: { type: 'string', description: 'Dots for properties, brackets for indexes: `items[1].quantity`' },
+              message: { type: 'string' },
+            },
+          },
+        },
+        request_id: { type: 'string', pattern: '^req_' },
+      },
+    },
+  },
+}
+
+const HEADERS: JsonObject = {
+  'X-Request-ID': { description: 'Id of this request (`req_…`), also in every error body', schema: { type: 'string' } },
+  'X-Tenant-ID': { description: 'The tenant of the API key', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'Requests allowed per hour for this key', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the window resets', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds until the key may send requests again', schema: { type: 'integer' } },
+  'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+}
+
+/** Error answers by status: the component name and when it happens. */
+export const ERROR_RESPONSES: Record<number, [name: string, description: string]> = {
+  400: ['BadRequest', 'Malformed JSON, or an unknown or invalid query parameter (`bad_request`)'],
+  401: ['Unauthenticated', 'Missing, malformed, unknown, revoked or expired API key (`unauthenticated`)'],
+  403: ['Forbidden', 'The API key lacks the required scope, which the message names (`forbidden`)'],
+  404: ['NotFound', 'Unknown id, malformed id, or an id of another tenant (`not_found`)'],
+  409: ['Conflict', 'Illegal state transition or duplicate (`conflict`), or an Idempotency-Key reused with another body or path (`idempotency_conflict`)'],
+  413: ['PayloadTooLarge', 'Body over 1 MiB (`payload_too_large`)'],
+  415: ['UnsupportedMediaType', 'Body that is not `application/json` (`unsupported_media_type`)'],
+  422: ['ValidationFailed', 'The body fails validation; `details` lists every problem with its path (`validation_failed`)'],
+  429: ['RateLimited', 'Over the key\'s hourly limit (`rate_limited`); `Retry-After` says when to try again'],
+}
+
+/** `components` of the document: the error shape, its responses, headers, bearer auth, Idempotency-Key. */
+export function sharedComponents(): JsonObject {
+  const errorBody = { 'application/json': { schema: componentRef('schemas', 'Error') } }
+  const responses: JsonObject = {}
+  for (const [status, [name, description]] of Object.entries(ERROR_RESPONSES)) {
+    const headers: JsonObject = { 'X-Request-ID': componentRef('headers', 'X-Request-ID') }
+    if (status === '429') for (const h of ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) headers[h] = componentRef('headers', h)
+    responses[name] = { description, headers, content: errorBody }
+  }
+  return {
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer <key>`. Keys are created with `travelops keys create`.' },
+    },
+    schemas: { Error: ERROR_SCHEMA },
+    responses,
+    headers: HEADERS,
+    parameters: {
+      IdempotencyKey: {
+        name: 'Idempotency-Key', in: 'header', required: false,
+        description: 'Makes a POST safe to retry: the first response is stored for 24 h and replayed for the same key and body',
+        schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+      },
+    },
+  }
+}

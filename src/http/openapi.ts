@@ -1,0 +1,147 @@
+import { idPattern } from '../lib/ids.ts'
+import type { RouteDef } from './define-route.ts'
+import { componentRef, ERROR_RESPONSES, sharedComponents, toQuerySchemas, toSchema, type JsonObject } from './openapi-schema.ts'
+import { pageQuery } from './pagination.ts'
+import { scopeName } from './scopes.ts'
+
+/**
+ * The OpenAPI 3.1 document of these routes, generated from the very valibot schemas that
+ * validate requests (bodies, query strings, path ids), so it cannot drift from what the API
+ * accepts. Every route appears; a route without a `response` schema is shown with a generic
+ * object as its `data`.
+ */
+export function buildOpenApi(routes: readonly RouteDef[], version: string): JsonObject {
+  const paths: Record<string, JsonObject> = {}
+  const tags: string[] = []
+  const operationIds = new Set<string>()
+  for (const route of routes) {
+    const op = _operation(route)
+    if (operationIds.has(op.operationId)) throw new Error(`OpenAPI: operationId ${op.operationId} is used twice (${route.method} ${route.path})`)
+    operationIds.add(op.operationId)
+    if (!tags.includes(route.tag)) tags.push(route.tag)
+    const path = toOpenApiPath(route.path)
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: op }
+  }
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: 'travelops',
+      version,
+      description: 'Multi-tenant REST API for travel operators. Authenticate with `Authorization: Bearer <key>`. '
+        + 'Successful answers wrap the payload in `{ "data": … }`; lists add `has_more` and `next_cursor`; '
+        + 'errors are `{ "error": { code, message, details, request_id } }`.',
+    },
+    tags: tags.map((name) => ({ name })),
+    paths,
+    components: sharedComponents(),
+  }
+}
+
+/** `/v1/orders/:id` → `/v1/orders/{id}` */
+export function toOpenApiPath(path: string): string {
+  return path.replace(/:(\w+)/g, '{$1}')
+}
+
+function _operation(route: RouteDef): JsonObject & { operationId: string } {
+  const authenticated = route.scope !== 'public'
+  const op: JsonObject & { operationId: string } = {
+    operationId: _operationId(route),
+    summary: route.summary,
+    tags: [route.tag],
+    security: authenticated ? [{ bearerAuth: [] }] : [],
+  }
+  if (route.scope !== 'public') op['x-required-scope'] = scopeName(route.scope)
+  if (route.events?.length) op['x-events'] = [...route.events]
+  const parameters = [..._pathParameters(route), ..._queryParameters(route)]
+  if (route.method === 'POST') parameters.push(componentRef('parameters', 'IdempotencyKey'))
+  if (parameters.length) op.parameters = parameters
+  if (route.body) op.requestBody = _requestBody(route)
+  op.responses = _responses(route, authenticated)
+  return op
+}
+
+/** `listOrders`, `postOrdersByIdConfirm`, `getHealth`: the verb, then the path's words. */
+function _operationId(route: RouteDef): string {
+  const words = route.path.split('/')
+    .filter((s) => s && s !== 'v1')
+    .flatMap((s) => (s.startsWith(':') ? ['by', s.slice(1)] : s.split(/[^A-Za-z0-9]+/)))
+    .filter(Boolean)
+  return (route.list ? 'list' : route.method.toLowerCase()) + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')
+}
+
+function _pathParameters(route: RouteDef): JsonObject[] {
+  return [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => {
+    const rule = route.params?.[name!]
+    const schema: JsonObject = { type: 'string' }
+    let description: string | undefined
+    if (typeof rule === 'string') {
+      schema.pattern = idPattern(rule).source
+      description = `An id starting with \`${rule}_\`; a malformed id answers 404 like an unknown one`
+    } else if (rule) {
+      schema.pattern = rule.pattern.source
+      description = rule.description
+    }
+    return { name, in: 'path', required: true, ...(description ? { description } : {}), schema }
+  })
+}
+
+function _queryParameters(route: RouteDef): JsonObject[] {
+  const entries = { ...(route.list ? pageQuery : {}), ...route.query }
+  if (Object.keys(entries).length === 0) return []
+  return toQuerySchemas(entries).map(({ name, required, schema }) => ({ name, in: 'query', required, schema }))
+}
+
+function _requestBody(route: RouteDef): JsonObject {
+  const readOnly = route.readOnly?.length ? `Read-only fields (${route.readOnly.join(', ')}) and unknown fields are refused with 422.` : undefined
+  return {
+    // `EmptyBody` (actions) is optional: no body or `{}`.
+    required: route.body!.type !== 'optional' && route.body!.type !== 'nullish',
+    ...(readOnly ? { description: readOnly } : {}),
+    content: { 'application/json': { schema: toSchema(route.body!, 'input') } },
+  }
+}
+
+const GENERIC_OBJECT: JsonObject = { type: 'object' }
+const DELETED: JsonObject = {
+  type: 'object', required: ['id', 'deleted'],
+  properties: { id: { type: 'string' }, deleted: { const: true } },
+}
+
+function _responses(route: RouteDef, authenticated: boolean): JsonObject {
+  const status = route.status ?? 200
+  const item = route.response ? toSchema(route.response, 'output') : route.method === 'DELETE' ? DELETED : GENERIC_OBJECT
+  const schema = route.raw ? item : route.list ? _page(item) : { type: 'object', required: ['data'], properties: { data: item } }
+  const headers: JsonObject = { 'X-Request-ID': componentRef('headers', 'X-Request-ID') }
+  if (authenticated) for (const h of ['X-Tenant-ID', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) headers[h] = componentRef('headers', h)
+  if (route.method === 'POST') headers['Idempotent-Replayed'] = componentRef('headers', 'Idempotent-Replayed')
+  const out: JsonObject = {
+    [status]: { description: route.summary, headers, content: { 'application/json': { schema } } },
+  }
+  for (const code of _errorStatuses(route, authenticated)) out[code] = componentRef('responses', ERROR_RESPONSES[code]![0])
+  return out
+}
+
+function _page(item: JsonObject): JsonObject {
+  return {
+    type: 'object',
+    required: ['data', 'has_more', 'next_cursor'],
+    properties: {
+      data: { type: 'array', items: item },
+      has_more: { type: 'boolean' },
+      next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; `null` on the last page' },
+    },
+  }
+}
+
+/** Which error answers a route can give (CONTRACT §4). */
+function _errorStatuses(route: RouteDef, authenticated: boolean): number[] {
+  const writes = route.method === 'POST' || route.method === 'PATCH'
+  const codes = [400] // every route validates its query string; bodies can be malformed JSON
+  if (authenticated) codes.push(401, 403)
+  if (route.params || /:\w/.test(route.path)) codes.push(404)
+  if (writes || route.method === 'DELETE') codes.push(409)
+  if (writes) codes.push(413, 415)
+  if (route.body) codes.push(422)
+  if (authenticated) codes.push(429)
+  return codes
+}

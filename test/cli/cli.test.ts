@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { runCli, runJson, startServe } from '../helpers/cli.ts'
+
+describe('the travelops CLI, spawned as a process', () => {
+  let dir: string
+  let db: string
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'travelops-cli-'))
+    db = join(dir, 'cli.db')
+  })
+  after(() => rmSync(dir, { recursive: true, force: true }))
+
+  test('--version and --help exit 0; unknown commands and options exit 2; failures exit 1', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+    const v = await runCli(['--version'])
+    assert.equal(v.code, 0)
+    assert.equal(v.stdout.trim(), pkg.version)
+    for (const args of [['--help'], ['keys', '--help'], ['keys', 'create', '--help'], ['serve', '--help']]) {
+      const h = await runCli(args)
+      assert.equal(h.code, 0, args.join(' '))
+      assert.match(h.stdout, /Usage:/)
+    }
+    assert.match((await runCli(['serve', '--help'])).stdout, /TRAVELOPS_RETRY_BASE_MS/, 'env twins are listed in --help')
+    assert.equal((await runCli(['frobnicate'])).code, 2)
+    assert.equal((await runCli(['tenants', 'list', '--frob'])).code, 2)
+    assert.equal((await runCli(['tenants', 'create', '--db', db])).code, 2, 'missing --name')
+    assert.equal((await runCli(['keys', 'create', '--db', db, '--tenant', 'ten_01a2006f-8a5a-7042-87ba-09d34df5a262'])).code, 1, 'unknown tenant')
+    assert.equal((await runCli(['keys', 'revoke', 'key_01a2006f-8a5a-7042-87ba-09d34df5a262', '--db', db])).code, 1)
+    assert.equal((await runCli(['serve', '--port', 'abc', '--db', db])).code, 2, 'invalid flag value')
+  })
+
+  test('tenants and keys: --json prints one document; keys list never shows secrets; TRAVELOPS_DB is honoured', async () => {
+    const tenant = await runJson(['tenants', 'create', '--name', 'Nordic Trails', '--db', db])
+    assert.match(tenant.id, /^ten_/)
+    assert.equal(tenant.name, 'Nordic Trails')
+    const viaEnv = await runJson(['tenants', 'list'], { env: { TRAVELOPS_DB: db } })
+    assert.ok(viaEnv.some((t: { id: string }) => t.id === tenant.id))
+    const key = await runJson(['keys', 'create', '--tenant', tenant.id, '--name', 'website', '--scopes', 'orders:read,webhooks:*', '--rate-limit', '50', '--expires-in', '90d', '--db', db])
+    assert.match(key.key, /^tok_[A-Za-z0-9_-]{32}$/)
+    assert.deepEqual(key.scopes, ['orders:read', 'webhooks:*'])
+    assert.equal(key.rate_limit, 50)
+    assert.ok(Date.parse(key.expires_at) > Date.now() + 89 * 864e5)
+    const plain = await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])
+    assert.deepEqual(plain.scopes, ['*'])
+    assert.equal(plain.rate_limit, null)
+    const list = await runCli(['keys', 'list', '--tenant', tenant.id, '--db', db, '--json'])
+    assert.equal(list.code, 0)
+    assert.ok(!list.stdout.includes(key.key) && !list.stdout.includes(plain.key), 'no secrets')
+    const keys = JSON.parse(list.stdout)
+    assert.equal(keys.length, 2)
+    assert.ok(keys.every((k: { prefix: string }) => k.prefix.length < 16))
+    const human = await runCli(['keys', 'list', '--tenant', tenant.id, '--db', db])
+    assert.ok(!human.stdout.includes(key.key))
+    assert.equal((await runCli(['keys', 'create', '--tenant', tenant.id, '--scopes', 'orders:delete', '--db', db])).code, 2)
+    const dbBytes = readFileSync(db).toString('latin1')
+    assert.ok(!dbBytes.includes(key.key), 'the database holds no key in clear')
+  })
+
+  test('revoking a key makes it 401 at once on a running server', async () => {
+    const tenant = await runJson(['tenants', 'create', '--name', 'Revokers', '--db', db])
+    const key = await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])
+    const server = await startServe(['--db', db, '--log-level', 'info'])
+    try {
+      const get = () => fetch(`${server.url}/v1/orders`, { headers: { authorization: `Bearer ${key.key}` } })
+      assert.equal((await get()).status, 200)
+      const revoked = await runJson(['keys', 'revoke', key.id, '--db', db])
+      assert.equal(revoked.key.id, key.id)
+      assert.ok(revoked.key.revoked_at)
+      const r = await get()
+      assert.equal(r.status, 401)
+      assert.ok(!server.stderr().includes(key.key), 'the key never reaches the log')
+      assert.match(server.stderr(), /"msg":"request"/)
+    } finally {
+      assert.equal(await server.stop(), 0, 'SIGTERM exits 0')
+    }
+  })
+
+  test('migrate applies once and --status lists the files', async () => {
+    const fresh = join(dir, 'migrate.db')
+    const first = await runJson(['migrate', '--db', fresh])
+    assert.ok(first.applied.length >= 2)
+    assert.deepEqual((await runJson(['migrate', '--db', fresh])).applied, [])
+    const status = await runJson(['migrate', '--status', '--db', fresh])
+    assert.ok(status.every((m: { applied_at: string | null }) => m.applied_at !== null))
+  })
+})

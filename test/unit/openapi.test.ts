@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import * as v from 'valibot'
+import { defineRoute, EmptyBody, type RouteDef } from '../../src/http/define-route.ts'
+import { buildOpenApi, toOpenApiPath } from '../../src/http/openapi.ts'
+import { BoolQuery, CalendarDate, TimestampQuery } from '../../src/modules/fields.ts'
+
+const write = { resource: 'content', action: 'write' } as const
+const read = { resource: 'content', action: 'read' } as const
+const handler = async () => ({})
+const params = { entity: { pattern: /^[a-z][a-z0-9_-]{0,49}$/, description: 'The kind of content' }, id: 'cnt' } as const
+
+/** Routes using what JSON Schema cannot say: transforms, checks, custom schemas. */
+const routes: RouteDef[] = [
+  defineRoute({
+    method: 'GET', path: '/v1/content/:entity', scope: read, tag: 'Content', summary: 'List', list: true, params: { entity: params.entity },
+    query: { active: v.optional(BoolQuery), since: v.optional(TimestampQuery) },
+    response: v.object({ id: v.string(), size: v.pipe(v.string(), v.transform(Number), v.number()) }),
+    handler: async () => ({ data: [], has_more: false, next_cursor: null }),
+  }),
+  defineRoute({
+    method: 'POST', path: '/v1/content/:entity', scope: write, tag: 'Content', summary: 'Create', status: 201, params: { entity: params.entity },
+    body: v.strictObject({
+      count: v.pipe(v.string(), v.transform(Number), v.number()),
+      date: CalendarDate,
+      anything: v.custom<string>((x) => typeof x === 'string'),
+      when: v.optional(v.date()),
+    }),
+    handler,
+  }),
+  defineRoute({ method: 'GET', path: '/v1/content/:entity/:id', scope: read, tag: 'Content', summary: 'Read', params, handler }),
+  defineRoute({ method: 'DELETE', path: '/v1/content/:entity/:id', scope: write, tag: 'Content', summary: 'Delete', params, handler }),
+  defineRoute({ method: 'POST', path: '/v1/content/:entity/:id/publish', scope: write, tag: 'Content', summary: 'Publish', params, body: EmptyBody, handler }),
+  defineRoute({ method: 'GET', path: '/ping', scope: 'public', tag: 'System', summary: 'Ping', raw: true, handler }),
+]
+
+const doc: any = buildOpenApi(routes, '9.9.9')
+const op = (method: string, path: string) => doc.paths[toOpenApiPath(path)][method]
+
+test('schemas JSON Schema cannot fully express convert without failing, into a valid document', async () => {
+  const result = await new Validator().validate(structuredClone(doc))
+  assert.equal(result.valid, true, JSON.stringify(result.errors))
+  assert.equal(doc.info.version, '9.9.9')
+  const body = op('post', '/v1/content/:entity').requestBody.content['application/json'].schema
+  assert.deepEqual(body.properties.count, { type: 'string' }, 'a request field is shown as the input before its transform')
+  assert.equal(body.properties.date.type, 'string')
+  assert.match(body.properties.date.description, /calendar date YYYY-MM-DD/, 'a check is described in words')
+  assert.deepEqual(body.required.sort(), ['anything', 'count', 'date'])
+  const item = op('get', '/v1/content/:entity').responses['200'].content['application/json'].schema.properties.data.items
+  assert.deepEqual(item.properties.size, { type: 'number' }, 'a response field is shown as the output')
+})
+
+test('paths, parameters and query strings', () => {
+  assert.deepEqual(Object.keys(doc.paths), ['/v1/content/{entity}', '/v1/content/{entity}/{id}', '/v1/content/{entity}/{id}/publish', '/ping'])
+  const [entity, id] = op('get', '/v1/content/:entity/:id').parameters
+  assert.deepEqual(entity, { name: 'entity', in: 'path', required: true, description: 'The kind of content', schema: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,49}$' } })
+  assert.equal(id.schema.pattern, '^cnt_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
+  const query = op('get', '/v1/content/:entity').parameters.filter((p: any) => p.in === 'query')
+  assert.deepEqual(query.map((p: any) => p.name), ['limit', 'cursor', 'active', 'since'])
+  assert.deepEqual(query.find((p: any) => p.name === 'active').schema, { type: 'string', enum: ['true', 'false'] })
+  assert.ok(query.every((p: any) => p.required === false))
+  assert.deepEqual(op('post', '/v1/content/:entity').parameters.at(-1), { $ref: '#/components/parameters/IdempotencyKey' })
+})
+
+test('success shapes: list page, data envelope, DELETE, raw', () => {
+  const schemaOf = (method: string, path: string, status: string) => op(method, path).responses[status].content['application/json'].schema
+  assert.deepEqual(schemaOf('get', '/v1/content/:entity', '200').required, ['data', 'has_more', 'next_cursor'])
+  assert.deepEqual(schemaOf('post', '/v1/content/:entity', '201'), { type: 'object', required: ['data'], properties: { data: { type: 'object' } } })
+  assert.deepEqual(schemaOf('delete', '/v1/content/:entity/:id', '200').properties.data.properties.deleted, { const: true })
+  assert.deepEqual(schemaOf('get', '/ping', '200'), { type: 'object' })
+  assert.equal(op('post', '/v1/content/:entity/:id/publish').requestBody.required, false, 'actions take no body or {}')
+})
+
+test('error answers per route', () => {
+  const statuses = (method: string, path: string) => Object.keys(op(method, path).responses)
+  assert.deepEqual(statuses('get', '/v1/content/:entity'), ['200', '400', '401', '403', '404', '429'])
+  assert.deepEqual(statuses('post', '/v1/content/:entity'), ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429'])
+  assert.deepEqual(statuses('delete', '/v1/content/:entity/:id'), ['200', '400', '401', '403', '404', '409', '429'])
+  assert.deepEqual(statuses('get', '/ping'), ['200', '400'])
+  assert.deepEqual(op('get', '/ping').security, [])
+  assert.equal(op('delete', '/v1/content/:entity/:id')['x-required-scope'], 'content:write')
+  assert.deepEqual(doc.components.responses.ValidationFailed.content['application/json'].schema, { $ref: '#/components/schemas/Error' })
+})
+
+test('two routes that would share an operationId fail loudly', () => {
+  const clash = [
+    defineRoute({ method: 'GET', path: '/v1/a-b', scope: 'public', tag: 'X', summary: 'x', handler }),
+    defineRoute({ method: 'GET', path: '/v1/a/b', scope: 'public', tag: 'X', summary: 'y', handler }),
+  ]
+  assert.throws(() => buildOpenApi(clash, '1.0.0'), /operationId getAB/)
+})
