@@ -131,6 +131,15 @@ test('e2e: serve on port 0 answers /health', async () => {
   assert.deepEqual(await res.json(), { status: 'ok' })
 })
 
+test('e2e: serve answers /v1/openapi.json', async () => {
+  const res = await fetch(`${e2e.url}/v1/openapi.json`)
+  assert.equal(res.status, 200)
+  const doc = (await res.json()) as { openapi: string; info: { version: string }; paths: Record<string, unknown> }
+  assert.match(doc.openapi, /^3\.1/)
+  assert.equal(doc.info.version, PKG.version)
+  assert.ok('/v1/orders' in doc.paths)
+})
+
 test('e2e: create an order through the API', async () => {
   const res = await fetch(`${e2e.url}/v1/orders`, {
     method: 'POST',
