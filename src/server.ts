@@ -7,14 +7,17 @@ import type { AppDeps } from './context.ts'
 import type { RouteDef } from './http/define-route.ts'
 import { openDb } from './db/connect.ts'
 import { pruneIdempotencyKeys } from './http/idempotency.ts'
+import { createSender } from './delivery/send.ts'
+import { startWorker } from './delivery/worker.ts'
 import { systemClock, type Clock } from './lib/clock.ts'
 import { createLogger, type Logger } from './lib/logger.ts'
+import { VERSION } from './version.ts'
 
 export interface RunningServer {
   url: string
   deps: AppDeps
   routes: readonly RouteDef[]
-  /** Stops accepting, lets in-flight work finish (at most `graceMs`), closes the database. */
+  /** Stops accepting, lets in-flight requests and deliveries finish (at most `graceMs`), closes the database. */
   stop(graceMs?: number): Promise<void>
 }
 
@@ -24,14 +27,22 @@ export interface StartOptions {
 }
 
 /**
- * `travelops serve`: migrations, then the HTTP API. (h3's node adapter on node:http rather
+ * `travelops serve`: migrations, the delivery worker, then the HTTP API. (h3's node adapter on node:http rather
  * than listhen: listhen turns port 0 into 3000 and silently moves to another port when the
  * asked one is busy, which an operator must be told instead.)
  */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.logLevel)
   const opened = openDb(config.db)
-  const deps: AppDeps = { db: opened.db, clock: opts.clock ?? systemClock, config, logger, notify: () => {} }
+  const clock = opts.clock ?? systemClock
+  const userAgent = `travelops/${VERSION}`
+  const worker = startWorker({
+    db: opened.db, clock, logger, userAgent,
+    sender: createSender({ timeoutMs: config.deliveryTimeoutMs, allowPrivate: config.allowPrivateTargets, userAgent }),
+    retryBaseMs: config.retryBaseMs,
+    leaseMs: config.deliveryTimeoutMs + 15_000,
+  })
+  const deps: AppDeps = { db: opened.db, clock, config, logger, notify: () => worker.wake() }
   const app = createApp(deps)
   const server = createServer({ keepAliveTimeout: 5_000 }, toNodeHandler(app.h3))
   await _listen(server, config.port, config.host)
@@ -50,7 +61,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const closed = new Promise<void>((resolve) => server.close(() => resolve()))
     server.closeIdleConnections()
     const timer = setTimeout(() => server.closeAllConnections(), graceMs)
-    await closed
+    await Promise.all([closed, worker.stop(graceMs)])
     clearTimeout(timer)
     await opened.close()
   })())

@@ -1,0 +1,57 @@
+import type { TenantContext } from '../../context.ts'
+import { requeueDeliveries } from '../../delivery/requeue.ts'
+import { conflict, notFound } from '../../http/errors.ts'
+import { toPage, type Page } from '../../http/pagination.ts'
+import * as repo from './repo.ts'
+import type { Delivery } from './schema.ts'
+
+export function toDelivery(row: repo.DeliveryWithPayload): Delivery {
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    event: row.event,
+    event_id: row.event_id,
+    status: row.status as Delivery['status'],
+    response_code: row.response_code,
+    attempts: row.attempts,
+    created_at: row.created_at,
+    delivered_at: row.delivered_at,
+    last_attempt_at: row.last_attempt_at,
+    next_retry_at: row.status === 'failed' ? row.next_retry_at : null,
+    payload: JSON.parse(row.payload),
+  }
+}
+
+export async function listDeliveries(
+  ctx: TenantContext,
+  q: { limit: number; cursor?: string; webhook_id?: string; status?: string; event?: string; created_after?: string },
+): Promise<Page<Delivery>> {
+  const rows = await repo.listDeliveries(ctx.db, ctx.tenantId, {
+    webhookId: q.webhook_id, status: q.status, event: q.event, createdAfter: q.created_after, after: q.cursor, limit: q.limit,
+  })
+  return toPage(rows, q.limit, toDelivery)
+}
+
+export async function getDelivery(ctx: TenantContext, id: string): Promise<Delivery> {
+  const row = await repo.findDelivery(ctx.db, ctx.tenantId, id)
+  if (!row) throw notFound(`No delivery ${id}`)
+  const attempts = await repo.attemptsOf(ctx.db, ctx.tenantId, id)
+  return {
+    ...toDelivery(row),
+    attempt_log: attempts.map((a) => ({
+      attempt: a.attempt, at: a.at, trigger: a.trigger, response_code: a.response_code,
+      duration_ms: a.duration_ms, error: a.error, response_body: a.response_body,
+    })),
+  }
+}
+
+/** Queues an immediate new attempt of a delivered or failed record (not of one already waiting for its first). */
+export async function retryDelivery(ctx: TenantContext, id: string): Promise<Delivery> {
+  const row = await repo.findDelivery(ctx.db, ctx.tenantId, id)
+  if (!row) throw notFound(`No delivery ${id}`)
+  if (row.status === 'pending') throw conflict(`Delivery ${id} has not had its first attempt yet`)
+  const queued = await requeueDeliveries(ctx.db, { ids: [id] }, ctx.clock.now())
+  if (queued.length === 0) throw conflict(`The subscription of delivery ${id} is inactive or deleted`)
+  ctx.notify()
+  return getDelivery(ctx, id)
+}

@@ -1,0 +1,61 @@
+import type { Db } from '../../db/connect.ts'
+import type { DeliveryRow, WebhookRow } from '../../db/schema.ts'
+import type { Tx } from '../../db/tx.ts'
+
+/** Every query starts from the tenant; deleted subscriptions are not found. */
+
+export function findWebhook(db: Db | Tx, tenantId: string, id: string): Promise<WebhookRow | undefined> {
+  return db.selectFrom('webhooks').selectAll()
+    .where('tenant_id', '=', tenantId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
+}
+
+export function listWebhooks(db: Db, tenantId: string, after: string | undefined, limit: number): Promise<WebhookRow[]> {
+  let q = db.selectFrom('webhooks').selectAll().where('tenant_id', '=', tenantId).where('deleted_at', 'is', null)
+  if (after) q = q.where('id', '<', after)
+  return q.orderBy('id', 'desc').limit(limit + 1).execute()
+}
+
+/** Queued work of a subscription is dropped: never-attempted deliveries end failed, retries are unscheduled. */
+export async function dropQueued(tx: Tx, tenantId: string, webhookId: string): Promise<void> {
+  await tx.updateTable('deliveries')
+    .set((eb) => ({
+      due_at: null, next_retry_at: null, manual: 0,
+      status: eb.case().when('status', '=', 'pending').then('failed').else(eb.ref('status')).end(),
+    }))
+    .where('tenant_id', '=', tenantId).where('webhook_id', '=', webhookId).where('due_at', 'is not', null)
+    .execute()
+}
+
+export type DeliveryWithPayload = DeliveryRow & { payload: string }
+
+export function findDelivery(db: Db | Tx, tenantId: string, id: string): Promise<DeliveryWithPayload | undefined> {
+  return db.selectFrom('deliveries').innerJoin('events', 'events.id', 'deliveries.event_id')
+    .selectAll('deliveries').select('events.payload')
+    .where('deliveries.tenant_id', '=', tenantId).where('deliveries.id', '=', id).executeTakeFirst()
+}
+
+export interface DeliveryFilter {
+  webhookId?: string
+  status?: string
+  event?: string
+  createdAfter?: string
+  after?: string
+  limit: number
+}
+
+export function listDeliveries(db: Db, tenantId: string, f: DeliveryFilter): Promise<DeliveryWithPayload[]> {
+  let q = db.selectFrom('deliveries').innerJoin('events', 'events.id', 'deliveries.event_id')
+    .selectAll('deliveries').select('events.payload')
+    .where('deliveries.tenant_id', '=', tenantId)
+  if (f.webhookId) q = q.where('deliveries.webhook_id', '=', f.webhookId)
+  if (f.status) q = q.where('deliveries.status', '=', f.status)
+  if (f.event) q = q.where('deliveries.event', '=', f.event)
+  if (f.createdAfter) q = q.where('deliveries.created_at', '>', f.createdAfter)
+  if (f.after) q = q.where('deliveries.id', '<', f.after)
+  return q.orderBy('deliveries.id', 'desc').limit(f.limit + 1).execute()
+}
+
+export function attemptsOf(db: Db | Tx, tenantId: string, deliveryId: string) {
+  return db.selectFrom('delivery_attempts').selectAll()
+    .where('tenant_id', '=', tenantId).where('delivery_id', '=', deliveryId).orderBy('attempt').execute()
+}

@@ -1,0 +1,48 @@
+import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.ts'
+import * as deliveries from './deliveries.ts'
+import { CreateWebhookBody, ListDeliveriesQuery, UpdateWebhookBody, WEBHOOK_READ_ONLY } from './schema.ts'
+import * as webhooks from './service.ts'
+
+const read = { resource: 'webhooks', action: 'read' } as const
+const write = { resource: 'webhooks', action: 'write' } as const
+const tag = 'Webhooks'
+
+export const webhookRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'GET', path: '/v1/webhooks', scope: read, tag, summary: 'List webhook subscriptions', list: true,
+    handler: ({ ctx, query }) => webhooks.listWebhooks(ctx, query),
+  }),
+  defineRoute({
+    method: 'POST', path: '/v1/webhooks', scope: write, tag, summary: 'Create a webhook subscription', status: 201,
+    body: CreateWebhookBody, readOnly: [...WEBHOOK_READ_ONLY, 'active'],
+    handler: ({ ctx, body }) => webhooks.createWebhook(ctx, body),
+  }),
+  defineRoute({
+    method: 'GET', path: '/v1/webhooks/deliveries', scope: read, tag, summary: 'List delivery records, newest first', list: true,
+    query: ListDeliveriesQuery,
+    handler: ({ ctx, query }) => deliveries.listDeliveries(ctx, query),
+  }),
+  defineRoute({
+    method: 'GET', path: '/v1/webhooks/deliveries/:id', scope: read, tag, summary: 'Read a delivery with its payload and every attempt',
+    params: { id: 'del' },
+    handler: ({ ctx, params }) => deliveries.getDelivery(ctx, params.id!),
+  }),
+  defineRoute({
+    method: 'POST', path: '/v1/webhooks/deliveries/:id/retry', scope: write, tag, summary: 'Queue an immediate new attempt',
+    params: { id: 'del' }, body: EmptyBody,
+    handler: ({ ctx, params }) => deliveries.retryDelivery(ctx, params.id!),
+  }),
+  defineRoute({
+    method: 'GET', path: '/v1/webhooks/:id', scope: read, tag, summary: 'Read a webhook subscription', params: { id: 'wh' },
+    handler: ({ ctx, params }) => webhooks.getWebhook(ctx, params.id!),
+  }),
+  defineRoute({
+    method: 'PATCH', path: '/v1/webhooks/:id', scope: write, tag, summary: 'Update a subscription (url, events, secret rotation, headers, active)',
+    params: { id: 'wh' }, body: UpdateWebhookBody, readOnly: WEBHOOK_READ_ONLY,
+    handler: ({ ctx, params, body }) => webhooks.updateWebhook(ctx, params.id!, body),
+  }),
+  defineRoute({
+    method: 'DELETE', path: '/v1/webhooks/:id', scope: write, tag, summary: 'Delete a subscription (its delivery records stay)', params: { id: 'wh' },
+    handler: ({ ctx, params }) => webhooks.deleteWebhook(ctx, params.id!),
+  }),
+]

@@ -1,0 +1,91 @@
+import type { TenantContext } from '../../context.ts'
+import type { WebhookRow } from '../../db/schema.ts'
+import { withTx } from '../../db/tx.ts'
+import { checkTargetUrl } from '../../delivery/ssrf.ts'
+import { notFound, validationFailed } from '../../http/errors.ts'
+import { toPage, type Page } from '../../http/pagination.ts'
+import { newId } from '../../lib/ids.ts'
+import * as repo from './repo.ts'
+import type { CreateWebhookInput, UpdateWebhookInput, Webhook } from './schema.ts'
+
+export function toWebhook(row: WebhookRow): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    active: row.active === 1,
+    retry_count: row.retry_count,
+    header_names: Object.keys(JSON.parse(row.headers) as Record<string, string>),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+}
+
+/** Loopback/private targets are refused unless the server allows them (checked again on every attempt). */
+async function _checkUrl(ctx: TenantContext, url: string): Promise<void> {
+  const r = await checkTargetUrl(url, { allowPrivate: ctx.config.allowPrivateTargets })
+  if (!r.ok) throw validationFailed([{ path: 'url', message: r.reason }])
+}
+
+export async function createWebhook(ctx: TenantContext, input: CreateWebhookInput): Promise<Webhook> {
+  await _checkUrl(ctx, input.url)
+  const now = ctx.clock.now().toISOString()
+  const row: WebhookRow = {
+    id: newId('wh'),
+    tenant_id: ctx.tenantId,
+    url: input.url,
+    events: JSON.stringify(input.events),
+    secret: input.secret,
+    headers: JSON.stringify(input.headers ?? {}),
+    active: 1,
+    retry_count: 3,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  }
+  await ctx.db.insertInto('webhooks').values(row).execute()
+  return toWebhook(row)
+}
+
+export async function getWebhook(ctx: TenantContext, id: string): Promise<Webhook> {
+  const row = await repo.findWebhook(ctx.db, ctx.tenantId, id)
+  if (!row) throw notFound(`No webhook ${id}`)
+  return toWebhook(row)
+}
+
+export async function listWebhooks(ctx: TenantContext, q: { limit: number; cursor?: string }): Promise<Page<Webhook>> {
+  return toPage(await repo.listWebhooks(ctx.db, ctx.tenantId, q.cursor, q.limit), q.limit, toWebhook)
+}
+
+export async function updateWebhook(ctx: TenantContext, id: string, input: UpdateWebhookInput): Promise<Webhook> {
+  if (input.url !== undefined) await _checkUrl(ctx, input.url)
+  return withTx(ctx.db, async ({ tx }) => {
+    const row = await repo.findWebhook(tx, ctx.tenantId, id)
+    if (!row) throw notFound(`No webhook ${id}`)
+    const set: Partial<WebhookRow> = {}
+    if (input.url !== undefined) set.url = input.url
+    if (input.events !== undefined) set.events = JSON.stringify(input.events)
+    if (input.secret !== undefined) set.secret = input.secret
+    if (input.headers !== undefined) set.headers = JSON.stringify(input.headers ?? {})
+    if (input.active !== undefined) set.active = input.active ? 1 : 0
+    const changed = (Object.keys(set) as (keyof WebhookRow)[]).some((k) => set[k] !== row[k])
+    if (!changed) return toWebhook(row)
+    set.updated_at = ctx.clock.now().toISOString()
+    await tx.updateTable('webhooks').set(set).where('tenant_id', '=', ctx.tenantId).where('id', '=', id).execute()
+    if (set.active === 0 && row.active === 1) await repo.dropQueued(tx, ctx.tenantId, id)
+    return toWebhook({ ...row, ...set })
+  })
+}
+
+/** Soft delete: the delivery records stay and keep naming the subscription; its secret is erased. */
+export function deleteWebhook(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
+  return withTx(ctx.db, async ({ tx }) => {
+    const row = await repo.findWebhook(tx, ctx.tenantId, id)
+    if (!row) throw notFound(`No webhook ${id}`)
+    const now = ctx.clock.now().toISOString()
+    await tx.updateTable('webhooks').set({ deleted_at: now, updated_at: now, active: 0, secret: '', headers: '{}' })
+      .where('tenant_id', '=', ctx.tenantId).where('id', '=', id).execute()
+    await repo.dropQueued(tx, ctx.tenantId, id)
+    return { id, deleted: true as const }
+  })
+}
