@@ -3,6 +3,7 @@ import type { RouteDef } from './http/define-route.ts'
 import { systemRoutes } from './http/system-routes.ts'
 import { customerRoutes } from './modules/customers/index.ts'
 import { orderRoutes } from './modules/orders/index.ts'
+import { productRoutes } from './modules/products/index.ts'
 
 /** Every route of the API. A module adds its routes here and nowhere else. */
 export function allRoutes(_deps: AppDeps): RouteDef[] {
@@ -10,5 +11,6 @@ export function allRoutes(_deps: AppDeps): RouteDef[] {
     ...systemRoutes,
     ...orderRoutes,
     ...customerRoutes,
+    ...productRoutes,
   ]
 }
