@@ -4,6 +4,7 @@ import { systemRoutes } from './http/system-routes.ts'
 import { customerRoutes } from './modules/customers/index.ts'
 import { orderRoutes } from './modules/orders/index.ts'
 import { productRoutes } from './modules/products/index.ts'
+import { supplierRoutes } from './modules/suppliers/index.ts'
 
 /** Every route of the API. A module adds its routes here and nowhere else. */
 export function allRoutes(_deps: AppDeps): RouteDef[] {
@@ -12,5 +13,6 @@ export function allRoutes(_deps: AppDeps): RouteDef[] {
     ...orderRoutes,
     ...customerRoutes,
     ...productRoutes,
+    ...supplierRoutes,
   ]
 }
