@@ -2,6 +2,7 @@ import type { AppDeps } from './context.ts'
 import type { RouteDef } from './http/define-route.ts'
 import { systemRoutes } from './http/system-routes.ts'
 import { customerRoutes } from './modules/customers/index.ts'
+import { inquiryRoutes } from './modules/inquiries/index.ts'
 import { orderRoutes } from './modules/orders/index.ts'
 import { productRoutes } from './modules/products/index.ts'
 import { supplierRoutes } from './modules/suppliers/index.ts'
@@ -14,5 +15,6 @@ export function allRoutes(_deps: AppDeps): RouteDef[] {
     ...customerRoutes,
     ...productRoutes,
     ...supplierRoutes,
+    ...inquiryRoutes,
   ]
 }
