@@ -1,6 +1,7 @@
 import type { AppDeps } from './context.ts'
 import type { RouteDef } from './http/define-route.ts'
 import { systemRoutes } from './http/system-routes.ts'
+import { contentRoutes } from './modules/content/index.ts'
 import { customerRoutes } from './modules/customers/index.ts'
 import { inquiryRoutes } from './modules/inquiries/index.ts'
 import { orderRoutes } from './modules/orders/index.ts'
@@ -16,5 +17,6 @@ export function allRoutes(_deps: AppDeps): RouteDef[] {
     ...productRoutes,
     ...supplierRoutes,
     ...inquiryRoutes,
+    ...contentRoutes,
   ]
 }
