@@ -2,7 +2,12 @@ import type { AppDeps } from './context.ts'
 import type { RouteDef } from './http/define-route.ts'
 import { withOpenApi } from './http/openapi-route.ts'
 import { systemRoutes } from './http/system-routes.ts'
+import { contentRoutes } from './modules/content/index.ts'
+import { customerRoutes } from './modules/customers/index.ts'
+import { inquiryRoutes } from './modules/inquiries/index.ts'
 import { orderRoutes } from './modules/orders/index.ts'
+import { productRoutes } from './modules/products/index.ts'
+import { supplierRoutes } from './modules/suppliers/index.ts'
 import { webhookRoutes } from './modules/webhooks/index.ts'
 
 /**
@@ -13,6 +18,11 @@ export function allRoutes(_deps: AppDeps): RouteDef[] {
   return withOpenApi([
     ...systemRoutes,
     ...orderRoutes,
+    ...customerRoutes,
+    ...productRoutes,
+    ...supplierRoutes,
+    ...inquiryRoutes,
+    ...contentRoutes,
     ...webhookRoutes,
   ])
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { isCountry } from '../lib/countries.ts'
 import { isCurrency, MAX_MINOR } from '../lib/money.ts'
 
 /** Field schemas shared by the travel resources. */
@@ -57,3 +58,49 @@ export const TimestampQuery = v.pipe(
 export const BoolQuery = v.pipe(v.picklist(['true', 'false'], "must be 'true' or 'false'"), v.transform((s) => s === 'true'))
 
 export const parseJson = <T>(s: string | null): T | null => (s === null ? null : (JSON.parse(s) as T))
+
+/** An email stored and compared in lower case (customers, suppliers, inquiries). */
+export const LowerEmail = v.pipe(Email, v.toLowerCase())
+
+/** Query filter on a lower-cased email: a malformed address is a 400. */
+export const EmailQuery = LowerEmail
+
+/** ISO 3166-1 alpha-2, capitals, e.g. `NO`. */
+export const Country = v.pipe(v.string(), v.check(isCountry, 'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. NO'))
+
+/** A postal address (customers, suppliers); output with `null` for the optional parts. */
+export const Address = v.strictObject({
+  line1: text(200),
+  line2: optionalText(200),
+  city: text(100),
+  region: optionalText(100),
+  postalCode: optionalText(20),
+  country: Country,
+})
+
+export type AddressInput = v.InferOutput<typeof Address>
+export interface AddressValue {
+  line1: string
+  line2: string | null
+  city: string
+  region: string | null
+  postalCode: string | null
+  country: string
+}
+
+/** Address → its stored JSON text, keys in a fixed order so equal addresses compare equal as text. */
+export function toAddressJson(a: AddressInput | null | undefined): string | null {
+  if (!a) return null
+  const value: AddressValue = {
+    line1: a.line1, line2: a.line2 ?? null, city: a.city, region: a.region ?? null, postalCode: a.postalCode ?? null, country: a.country,
+  }
+  return JSON.stringify(value)
+}
+
+/** Metadata → stored JSON text; `null` or `{}` is stored as NULL and shown as `{}`. */
+export const toMetadataJson = (m: Record<string, string> | null | undefined): string | null =>
+  m && Object.keys(m).length ? JSON.stringify(m) : null
+
+/** A whole number in [min, max]. */
+export const Int = (min: number, max: number) =>
+  v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(min, `must be at least ${min}`), v.maxValue(max, `must be at most ${max}`))

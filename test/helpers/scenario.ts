@@ -7,7 +7,7 @@ export interface Fixture {
   app: TestApp
   tenant: TestTenant
   other: TestTenant
-  /** Key of `tenant` with no scopes that matter here (`suppliers:read`), for 403 rows. */
+  /** Key of `tenant` with no scopes at all, for 403 rows. */
   unscopedKey: string
 }
 
@@ -41,7 +41,7 @@ export function scenarios<F extends Fixture>(
       const app = await startTestApp()
       const tenant = await app.tenant('Owner')
       const other = await app.tenant('Other')
-      const unscoped = await tenant.newKey({ scopes: ['suppliers:read'] })
+      const unscoped = await tenant.newKey({ scopes: [] })
       f = await setup({ app, tenant, other, unscopedKey: unscoped.key })
     })
     after(() => f.app.close())

@@ -12,23 +12,39 @@ export const OrderCustomer = v.strictObject({
 })
 
 export const OrderItemInput = v.strictObject({
+  productId: v.optional(v.nullable(IdRef('prd'))),
   description: text(500),
   quantity: Quantity,
   unitPrice: Money,
 })
 
-export const CreateOrderBody = v.strictObject({
-  customer: OrderCustomer,
-  items: v.pipe(v.array(OrderItemInput), v.minLength(1, 'must have at least one item'), v.maxLength(100, 'must have at most 100 items')),
-  currency: Currency,
-  travelDate: v.optional(v.nullable(CalendarDate)),
-  notes: optionalText(5000),
-  metadata: v.optional(v.nullable(Metadata)),
-})
+const OrderItems = v.pipe(v.array(OrderItemInput), v.minLength(1, 'must have at least one item'), v.maxLength(100, 'must have at most 100 items'))
 
+/**
+ * `customer` is required unless `customerId` names a customer, whose name, email and phone
+ * are then copied into it. When both are given the body's `customer` is kept as given.
+ */
+export const CreateOrderBody = v.pipe(
+  v.strictObject({
+    customerId: v.optional(v.nullable(IdRef('cus'))),
+    customer: v.optional(OrderCustomer),
+    items: OrderItems,
+    currency: Currency,
+    travelDate: v.optional(v.nullable(CalendarDate)),
+    notes: optionalText(5000),
+    metadata: v.optional(v.nullable(Metadata)),
+  }),
+  v.forward(
+    v.partialCheck([['customer'], ['customerId']], (i) => i.customer !== undefined || typeof i.customerId === 'string', 'is required when customerId is not given'),
+    ['customer'],
+  ),
+)
+
+/** `customerId` re-links the order and, unless `customer` is also given, copies that customer again; `null` unlinks and keeps the copy. */
 export const UpdateOrderBody = v.strictObject({
+  customerId: v.optional(v.nullable(IdRef('cus'))),
   customer: v.optional(OrderCustomer),
-  items: v.optional(CreateOrderBody.entries.items),
+  items: v.optional(OrderItems),
   currency: v.optional(Currency),
   travelDate: v.optional(v.nullable(CalendarDate)),
   notes: optionalText(5000),

@@ -7,9 +7,11 @@ import { conflict, notFound, validationFailed, type ErrorDetail } from '../../ht
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
 import { MAX_MINOR, minorDigits, toMajor, toMinor } from '../../lib/money.ts'
+import { findCustomerContact } from '../customers/index.ts'
 import { parseJson } from '../fields.ts'
+import { assertRefs, type RefField } from '../refs.ts'
 import * as repo from './repo.ts'
-import type { CreateOrderInput, Order, OrderStatus, UpdateOrderInput } from './schema.ts'
+import type { CreateOrderInput, Order, OrderCustomerValue, OrderStatus, UpdateOrderInput } from './schema.ts'
 
 interface StoredItem {
   productId: string | null
@@ -65,12 +67,14 @@ function _priceItems(items: { description: string; quantity: number; unitPrice: 
   return { items: stored, total }
 }
 
-const _customer = (c: CreateOrderInput['customer']) =>
+const _customer = (c: OrderCustomerValue) =>
   JSON.stringify({ firstName: c.firstName, lastName: c.lastName, email: c.email, ...(c.phone ? { phone: c.phone } : {}) })
 
 export async function createOrder(ctx: TenantContext, input: CreateOrderInput): Promise<Order> {
   const priced = _priceItems(input.items, input.currency)
   return withTx(ctx.db, async (scope) => {
+    await assertRefs(scope.tx, ctx.tenantId, _refs(input.customerId, input.items))
+    const customer = input.customer ?? (await _contact(scope, ctx, input.customerId!))
     const now = ctx.clock.now().toISOString()
     const n = await nextCounter(scope.tx, ctx.tenantId, 'order')
     const row: OrderRow = {
@@ -78,8 +82,8 @@ export async function createOrder(ctx: TenantContext, input: CreateOrderInput): 
       tenant_id: ctx.tenantId,
       order_number: `ORD-${String(n).padStart(6, '0')}`,
       status: 'pending',
-      customer_id: null,
-      customer: _customer(input.customer),
+      customer_id: input.customerId ?? null,
+      customer: _customer(customer),
       items: JSON.stringify(priced.items),
       total: priced.total,
       currency: input.currency,
@@ -94,6 +98,25 @@ export async function createOrder(ctx: TenantContext, input: CreateOrderInput): 
     await emit(scope, ctx, 'order.created', order)
     return order
   })
+}
+
+/**
+ * References to check: the customer, and each item's product unless the order already
+ * names it (so an order whose product was since deleted can still be edited).
+ */
+function _refs(customerId: string | null | undefined, items: { productId?: string | null }[] | undefined, known = new Set<string | null>()): Record<string, [RefField, string | null | undefined]> {
+  const refs: Record<string, [RefField, string | null | undefined]> = { customerId: ['customerId', customerId] }
+  items?.forEach((item, i) => {
+    if (!known.has(item.productId ?? null)) refs[`items[${i}].productId`] = ['productId', item.productId]
+  })
+  return refs
+}
+
+/** The customer's name, email and phone, copied into the order; the reference was checked before. */
+async function _contact(scope: TxScope, ctx: TenantContext, customerId: string): Promise<OrderCustomerValue> {
+  const contact = await findCustomerContact(scope.tx, ctx.tenantId, customerId)
+  if (!contact) throw validationFailed([{ path: 'customerId', message: `no customer ${customerId}` }])
+  return contact
 }
 
 export async function getOrder(ctx: TenantContext, id: string): Promise<Order> {
@@ -113,7 +136,11 @@ export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderIn
     if (!row) throw notFound(`No order ${id}`)
     const set: OrderUpdate = {}
     const terminal = TRANSITIONS[row.status as OrderStatus].length === 0
+    const known = new Set((JSON.parse(row.items) as StoredItem[]).map((i) => i.productId))
+    await assertRefs(scope.tx, ctx.tenantId, _refs(input.customerId, input.items, known))
+    if (input.customerId !== undefined) set.customer_id = input.customerId
     if (input.customer !== undefined) set.customer = _customer(input.customer)
+    else if (input.customerId) set.customer = _customer(await _contact(scope, ctx, input.customerId))
     if (input.items !== undefined || (input.currency !== undefined && input.currency !== row.currency)) {
       const currency = input.currency ?? row.currency
       const items = input.items ?? (JSON.parse(row.items) as StoredItem[]).map((i) => ({ ...i, unitPrice: toMajor(i.unitPrice, row.currency) }))

@@ -1,0 +1,92 @@
+import type { TenantContext } from '../../context.ts'
+import type { ContentRow, ContentUpdate } from '../../db/schema.ts'
+import { withTx, type Tx } from '../../db/tx.ts'
+import { conflict, notFound } from '../../http/errors.ts'
+import { toPage, type Page } from '../../http/pagination.ts'
+import { newId } from '../../lib/ids.ts'
+import { parseJson, toMetadataJson } from '../fields.ts'
+import * as repo from './repo.ts'
+import type { Content, ContentStatus, CreateContentInput, UpdateContentInput } from './schema.ts'
+
+/** Content emits no events (CONTRACT §6). `entity` is the validated path segment. */
+
+export function toContent(row: ContentRow): Content {
+  return {
+    id: row.id,
+    entity: row.entity,
+    slug: row.slug,
+    title: row.title,
+    body: row.body,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    status: row.status as ContentStatus,
+    metadata: parseJson<Record<string, string>>(row.metadata) ?? {},
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+export function createContent(ctx: TenantContext, entity: string, input: CreateContentInput): Promise<Content> {
+  return withTx(ctx.db, async (scope) => {
+    await _assertSlugFree(scope.tx, ctx.tenantId, entity, input.slug)
+    const now = ctx.clock.now().toISOString()
+    const row: ContentRow = {
+      id: newId('cnt'),
+      tenant_id: ctx.tenantId,
+      entity,
+      slug: input.slug,
+      title: input.title,
+      body: input.body ?? null,
+      data: JSON.stringify(input.data ?? {}),
+      status: input.status,
+      metadata: toMetadataJson(input.metadata),
+      created_at: now,
+      updated_at: now,
+    }
+    await repo.insertContent(scope.tx, row)
+    return toContent(row)
+  })
+}
+
+export async function getContent(ctx: TenantContext, entity: string, id: string): Promise<Content> {
+  const row = await repo.findContent(ctx.db, ctx.tenantId, entity, id)
+  if (!row) throw notFound(`No ${entity} record ${id}`)
+  return toContent(row)
+}
+
+export async function listContent(ctx: TenantContext, entity: string, q: Omit<repo.ContentFilter, 'after'> & { cursor?: string }): Promise<Page<Content>> {
+  const rows = await repo.listContent(ctx.db, ctx.tenantId, entity, { ...q, after: q.cursor })
+  return toPage(rows, q.limit, toContent)
+}
+
+export function updateContent(ctx: TenantContext, entity: string, id: string, input: UpdateContentInput): Promise<Content> {
+  return withTx(ctx.db, async (scope) => {
+    const row = await repo.findContent(scope.tx, ctx.tenantId, entity, id)
+    if (!row) throw notFound(`No ${entity} record ${id}`)
+    const set: ContentUpdate = {}
+    if (input.slug !== undefined) set.slug = input.slug
+    if (input.title !== undefined) set.title = input.title
+    if (input.body !== undefined) set.body = input.body
+    if (input.data !== undefined) set.data = JSON.stringify(input.data ?? {})
+    if (input.status !== undefined) set.status = input.status
+    if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
+    const changed = (Object.keys(set) as (keyof ContentRow)[]).filter((k) => set[k] !== row[k])
+    if (changed.length === 0) return toContent(row)
+    if (changed.includes('slug')) await _assertSlugFree(scope.tx, ctx.tenantId, entity, set.slug!)
+    set.updated_at = ctx.clock.now().toISOString()
+    await repo.updateContent(scope.tx, ctx.tenantId, entity, id, set)
+    return toContent({ ...row, ...set } as ContentRow)
+  })
+}
+
+export async function deleteContent(ctx: TenantContext, entity: string, id: string): Promise<{ id: string; deleted: true }> {
+  return withTx(ctx.db, async (scope) => {
+    if (!(await repo.deleteContent(scope.tx, ctx.tenantId, entity, id))) throw notFound(`No ${entity} record ${id}`)
+    return { id, deleted: true as const }
+  })
+}
+
+/** Slugs are unique per tenant and entity; checked inside the write transaction, which holds the database's write lock. */
+async function _assertSlugFree(tx: Tx, tenantId: string, entity: string, slug: string): Promise<void> {
+  const holder = await repo.findContentIdBySlug(tx, tenantId, entity, slug)
+  if (holder) throw conflict(`Slug '${slug}' is already used by ${entity} record ${holder}`)
+}

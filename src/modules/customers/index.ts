@@ -1,0 +1,3 @@
+export { customerRoutes } from './routes.ts'
+export { findCustomerContact, toCustomer } from './service.ts'
+export type { Customer, CustomerContact } from './schema.ts'

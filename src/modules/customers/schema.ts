@@ -1,0 +1,53 @@
+import * as v from 'valibot'
+import { Address, EmailQuery, LowerEmail, Metadata, Phone, optionalText, text, type AddressValue } from '../fields.ts'
+
+const entries = {
+  firstName: text(100),
+  lastName: text(100),
+  email: LowerEmail,
+  phone: v.optional(v.nullable(Phone)),
+  address: v.optional(v.nullable(Address)),
+  notes: optionalText(5000),
+  metadata: v.optional(v.nullable(Metadata)),
+}
+
+export const CreateCustomerBody = v.strictObject(entries)
+
+export const UpdateCustomerBody = v.strictObject({
+  ...entries,
+  firstName: v.optional(entries.firstName),
+  lastName: v.optional(entries.lastName),
+  email: v.optional(entries.email),
+})
+
+export const CUSTOMER_READ_ONLY = ['id', 'createdAt', 'updatedAt', 'tenantId'] as const
+
+/** `email` matches exactly after lower-casing (emails are stored in lower case). */
+export const ListCustomersQuery = {
+  email: v.optional(EmailQuery),
+}
+
+export type CreateCustomerInput = v.InferOutput<typeof CreateCustomerBody>
+export type UpdateCustomerInput = v.InferOutput<typeof UpdateCustomerBody>
+
+/** The customer as the API shows it. */
+export interface Customer {
+  id: string
+  firstName: string
+  lastName: string
+  email: string
+  phone: string | null
+  address: AddressValue | null
+  notes: string | null
+  metadata: Record<string, string>
+  createdAt: string
+  updatedAt: string
+}
+
+/** What an order copies from its customer. */
+export interface CustomerContact {
+  firstName: string
+  lastName: string
+  email: string
+  phone?: string
+}
