@@ -2,20 +2,9 @@ import type { Db } from '../db/connect.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import { nextRetryAt } from './retry.ts'
+import type { Sender } from './send.ts'
 import { signPayload } from './sign.ts'
 import * as store from './store.ts'
-
-export interface SendResult {
-  responseCode: number | null
-  durationMs: number
-  error: string | null
-  responseBody: string | null
-}
-
-export interface Sender {
-  send(req: { url: string; body: string; headers: Record<string, string> }): Promise<SendResult>
-  close(): Promise<void>
-}
 
 export interface WorkerOptions {
   db: Db
