@@ -1,9 +1,14 @@
 import type { AppDeps } from './context.ts'
 import type { RouteDef } from './http/define-route.ts'
 import { systemRoutes } from './http/system-routes.ts'
+import { itineraryRoutes } from './modules/itineraries/index.ts'
 import { orderRoutes } from './modules/orders/index.ts'
 
 /** Every route of the API. A module adds its routes here and nowhere else. */
 export function allRoutes(_deps: AppDeps): RouteDef[] {
-  return [...systemRoutes, ...orderRoutes]
+  return [
+    ...systemRoutes,
+    ...orderRoutes,
+    ...itineraryRoutes,
+  ]
 }
