@@ -1,6 +1,7 @@
 import type { AppDeps } from './context.ts'
 import type { RouteDef } from './http/define-route.ts'
 import { systemRoutes } from './http/system-routes.ts'
+import { invoiceRoutes } from './modules/invoices/index.ts'
 import { itineraryRoutes } from './modules/itineraries/index.ts'
 import { orderRoutes } from './modules/orders/index.ts'
 
@@ -10,5 +11,6 @@ export function allRoutes(_deps: AppDeps): RouteDef[] {
     ...systemRoutes,
     ...orderRoutes,
     ...itineraryRoutes,
+    ...invoiceRoutes,
   ]
 }
