@@ -4,6 +4,7 @@ import { systemRoutes } from './http/system-routes.ts'
 import { invoiceRoutes } from './modules/invoices/index.ts'
 import { itineraryRoutes } from './modules/itineraries/index.ts'
 import { orderRoutes } from './modules/orders/index.ts'
+import { paymentRoutes } from './modules/payments/index.ts'
 
 /** Every route of the API. A module adds its routes here and nowhere else. */
 export function allRoutes(_deps: AppDeps): RouteDef[] {
@@ -12,5 +13,6 @@ export function allRoutes(_deps: AppDeps): RouteDef[] {
     ...orderRoutes,
     ...itineraryRoutes,
     ...invoiceRoutes,
+    ...paymentRoutes,
   ]
 }
