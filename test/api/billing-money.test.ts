@@ -47,6 +47,17 @@ describe('billing money', () => {
     assert.equal(all.filter((e) => JSON.parse(e.payload).data.id === inv.id).length, 1)
   })
 
+  test('payments sent at once never overfill an invoice: three of five fit, one invoice.paid', async () => {
+    const inv = await invoiceOf(0.3)
+    await log.take()
+    const replies = await Promise.all(Array.from({ length: 5 }, () => pay(inv.id, 0.1)))
+    assert.deepEqual(replies.map((r) => r.status).sort(), [201, 201, 201, 409, 409])
+    const names = (await log.take()).map((e) => e.name).sort()
+    assert.deepEqual(names, ['invoice.paid', 'payment.received', 'payment.received', 'payment.received'])
+    const now = await get(t, `/v1/invoices/${inv.id}`)
+    assert.deepEqual([now.status, now.amountPaid], ['paid', 0.3])
+  })
+
   test('ten payments of 0.1 settle 1.00 on the tenth, not before', async () => {
     const inv = await invoiceOf(1)
     for (let i = 1; i <= 10; i++) {

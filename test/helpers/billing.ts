@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
 import type { EventName } from '../../src/events/catalog.ts'
 import { newId } from '../../src/lib/ids.ts'
-import type { Reply, TestApp, TestTenant } from './app.ts'
-import { orderBody } from './app.ts'
+import { orderBody, type Reply, type TestApp, type TestTenant } from './app.ts'
 import { scenarios, type Fixture, type Scenario } from './scenario.ts'
 
 /** Test helpers for itineraries, invoices and payments. */

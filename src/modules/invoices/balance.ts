@@ -40,8 +40,9 @@ export async function assertPayable(db: Db | Tx, tenantId: string, invoiceId: st
 export async function addToAmountPaid(scope: TxScope, ctx: TenantContext, invoiceId: string, delta: number, now: string): Promise<void> {
   const row = await repo.findInvoice(scope.tx, ctx.tenantId, invoiceId)
   if (!row) return // deleted (only possible once nothing was left paid on it): nothing to keep in step
-  const set: InvoiceUpdate = { amount_paid: row.amount_paid + delta, updated_at: now }
-  const settled = row.status === 'open' && delta > 0 && set.amount_paid! >= row.total
+  const amountPaid = row.amount_paid + delta
+  const set: InvoiceUpdate = { amount_paid: amountPaid, updated_at: now }
+  const settled = row.status === 'open' && delta > 0 && amountPaid >= row.total
   if (settled) Object.assign(set, { status: 'paid', paid_at: now })
   await repo.updateInvoice(scope.tx, ctx.tenantId, invoiceId, set)
   if (settled) await emit(scope, ctx, 'invoice.paid', toInvoice({ ...row, ...set } as InvoiceRow))
