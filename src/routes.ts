@@ -5,7 +5,10 @@ import { systemRoutes } from './http/system-routes.ts'
 import { contentRoutes } from './modules/content/index.ts'
 import { customerRoutes } from './modules/customers/index.ts'
 import { inquiryRoutes } from './modules/inquiries/index.ts'
+import { invoiceRoutes } from './modules/invoices/index.ts'
+import { itineraryRoutes } from './modules/itineraries/index.ts'
 import { orderRoutes } from './modules/orders/index.ts'
+import { paymentRoutes } from './modules/payments/index.ts'
 import { productRoutes } from './modules/products/index.ts'
 import { supplierRoutes } from './modules/suppliers/index.ts'
 import { webhookRoutes } from './modules/webhooks/index.ts'
@@ -20,6 +23,9 @@ export function allRoutes(_deps: AppDeps): RouteDef[] {
     ...orderRoutes,
     ...customerRoutes,
     ...productRoutes,
+    ...itineraryRoutes,
+    ...invoiceRoutes,
+    ...paymentRoutes,
     ...supplierRoutes,
     ...inquiryRoutes,
     ...contentRoutes,

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
+import type { ErrorDetail } from '../http/errors.ts'
 import { isCountry } from '../lib/countries.ts'
-import { isCurrency, MAX_MINOR } from '../lib/money.ts'
+import { isCurrency, MAX_MINOR, minorDigits, toMinor } from '../lib/money.ts'
 
 /** Field schemas shared by the travel resources. */
 
@@ -104,3 +105,22 @@ export const toMetadataJson = (m: Record<string, string> | null | undefined): st
 /** A whole number in [min, max]. */
 export const Int = (min: number, max: number) =>
   v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(min, `must be at least ${min}`), v.maxValue(max, `must be at most ${max}`))
+/** A money amount that must be more than zero (payments, refunds). */
+export const PositiveMoney = v.pipe(
+  v.number(),
+  v.finite('must be a finite number'),
+  v.gtValue(0, 'must be greater than 0'),
+  v.maxValue(MAX_MINOR / 10_000, `must be at most ${MAX_MINOR / 10_000}`),
+)
+
+/** Major units → integer minor units of `currency`; on too many decimals adds a detail at `path` and returns 0. */
+export function minorAt(amount: number, currency: string, path: string, details: ErrorDetail[]): number {
+  const minor = toMinor(amount, currency)
+  if (minor !== null) return minor
+  details.push({ path, message: `must have at most ${minorDigits(currency)} decimal places for ${currency}` })
+  return 0
+}
+
+/** A Metadata value as its column: JSON text, or NULL when absent or empty (shown as `{}`). */
+export const metadataColumn = (m: Record<string, string> | null | undefined): string | null =>
+  m && Object.keys(m).length ? JSON.stringify(m) : null

@@ -1,0 +1,38 @@
+import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.ts'
+import { CreateInvoiceBody, INVOICE_PATCH_READ_ONLY, INVOICE_READ_ONLY, ListInvoicesQuery, UpdateInvoiceBody } from './schema.ts'
+import * as invoices from './service.ts'
+
+const read = { resource: 'invoices', action: 'read' } as const
+const write = { resource: 'invoices', action: 'write' } as const
+const tag = 'Invoices'
+const params = { id: 'inv' } as const
+
+export const invoiceRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'GET', path: '/v1/invoices', scope: read, tag, summary: 'List invoices, newest first', list: true, query: ListInvoicesQuery,
+    handler: ({ ctx, query }) => invoices.listInvoices(ctx, query),
+  }),
+  defineRoute({
+    method: 'POST', path: '/v1/invoices', scope: write, tag, summary: 'Create an open invoice', status: 201,
+    body: CreateInvoiceBody, readOnly: INVOICE_READ_ONLY, events: ['invoice.created'],
+    handler: ({ ctx, body }) => invoices.createInvoice(ctx, body),
+  }),
+  defineRoute({
+    method: 'GET', path: '/v1/invoices/:id', scope: read, tag, summary: 'Read an invoice', params,
+    handler: ({ ctx, params }) => invoices.getInvoice(ctx, params.id!),
+  }),
+  defineRoute({
+    method: 'PATCH', path: '/v1/invoices/:id', scope: write, tag, summary: 'Update an open invoice, or void it', params,
+    body: UpdateInvoiceBody, readOnly: INVOICE_PATCH_READ_ONLY, events: ['invoice.paid'],
+    handler: ({ ctx, params, body }) => invoices.updateInvoice(ctx, params.id!, body),
+  }),
+  defineRoute({
+    method: 'DELETE', path: '/v1/invoices/:id', scope: write, tag, summary: 'Delete an invoice with nothing paid on it', params,
+    handler: ({ ctx, params }) => invoices.deleteInvoice(ctx, params.id!),
+  }),
+  defineRoute({
+    method: 'POST', path: '/v1/invoices/:id/pay', scope: write, tag, summary: 'Mark an open invoice paid (balance settled outside travelops)', params,
+    body: EmptyBody, events: ['invoice.paid'],
+    handler: ({ ctx, params }) => invoices.payInvoice(ctx, params.id!),
+  }),
+]

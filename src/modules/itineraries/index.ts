@@ -1,0 +1,3 @@
+export { itineraryRoutes } from './routes.ts'
+export { toItinerary } from './service.ts'
+export type { Itinerary } from './schema.ts'

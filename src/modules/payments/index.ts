@@ -1,0 +1,3 @@
+export { paymentRoutes } from './routes.ts'
+export { toPayment } from './service.ts'
+export type { Payment } from './schema.ts'

@@ -1,0 +1,30 @@
+import { defineRoute, type RouteDef } from '../../http/define-route.ts'
+import { CreatePaymentBody, ListPaymentsQuery, PAYMENT_READ_ONLY, RefundPaymentBody } from './schema.ts'
+import * as payments from './service.ts'
+
+const read = { resource: 'payments', action: 'read' } as const
+const write = { resource: 'payments', action: 'write' } as const
+const tag = 'Payments'
+const params = { id: 'pay' } as const
+
+/** Payments are records of money moved: no PATCH or DELETE (405), refunds instead. */
+export const paymentRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'GET', path: '/v1/payments', scope: read, tag, summary: 'List payments, newest first', list: true, query: ListPaymentsQuery,
+    handler: ({ ctx, query }) => payments.listPayments(ctx, query),
+  }),
+  defineRoute({
+    method: 'POST', path: '/v1/payments', scope: write, tag, summary: 'Record a payment', status: 201,
+    body: CreatePaymentBody, readOnly: PAYMENT_READ_ONLY, events: ['payment.received', 'invoice.paid'],
+    handler: ({ ctx, body }) => payments.createPayment(ctx, body),
+  }),
+  defineRoute({
+    method: 'GET', path: '/v1/payments/:id', scope: read, tag, summary: 'Read a payment', params,
+    handler: ({ ctx, params }) => payments.getPayment(ctx, params.id!),
+  }),
+  defineRoute({
+    method: 'POST', path: '/v1/payments/:id/refund', scope: write, tag, summary: 'Refund a payment, in part or in full', params,
+    body: RefundPaymentBody, events: ['payment.refunded'],
+    handler: ({ ctx, params, body }) => payments.refundPayment(ctx, params.id!, body),
+  }),
+]
