@@ -12,7 +12,7 @@ export function validateBody<S extends v.GenericSchema>(schema: S, value: unknow
   const details: ErrorDetail[] = [...issuesToDetails(issues, readOnly)]
   for (const keys of _unknownKeys(schema, value, [])) {
     const field = String(keys[keys.length - 1])
-    details.push({ path: formatPath(keys), message: readOnly.has(field) && keys.length === 1 ? `'${field}' is read-only` : `unknown field '${field}'` })
+    details.push({ path: formatPath(keys), message: readOnly.has(field) ? `'${field}' is read-only` : `unknown field '${field}'` })
   }
   throw validationFailed(details.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
 }

@@ -111,7 +111,7 @@ describe('GET /v1/openapi.json', () => {
     const body = doc.paths['/v1/orders'].post.requestBody
     assert.equal(body.required, true)
     const schema = body.content['application/json'].schema
-    assert.deepEqual([...schema.required].sort(), ['currency', 'customer', 'items'])
+    assert.deepEqual([...schema.required].sort(), ['currency', 'items'], 'customer is optional when customerId is given')
     assert.equal(schema.additionalProperties, false)
     assert.equal(schema.properties.customer.additionalProperties, false)
     assert.equal(schema.properties.items.minItems, 1)
