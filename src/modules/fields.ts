@@ -98,9 +98,12 @@ export function toAddressJson(a: AddressInput | null | undefined): string | null
   return JSON.stringify(value)
 }
 
-/** Metadata → stored JSON text; `null` or `{}` is stored as NULL and shown as `{}`. */
+/**
+ * Metadata → stored JSON text; `null` or `{}` is stored as NULL and shown as `{}`. Keys are
+ * sorted, so the same pairs sent in another order are no change (no event, same updatedAt).
+ */
 export const toMetadataJson = (m: Record<string, string> | null | undefined): string | null =>
-  m && Object.keys(m).length ? JSON.stringify(m) : null
+  m && Object.keys(m).length ? JSON.stringify(Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))) : null
 
 /** A whole number in [min, max]. */
 export const Int = (min: number, max: number) =>
@@ -121,6 +124,3 @@ export function minorAt(amount: number, currency: string, path: string, details:
   return 0
 }
 
-/** A Metadata value as its column: JSON text, or NULL when absent or empty (shown as `{}`). */
-export const metadataColumn = (m: Record<string, string> | null | undefined): string | null =>
-  m && Object.keys(m).length ? JSON.stringify(m) : null

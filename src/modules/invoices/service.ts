@@ -7,7 +7,7 @@ import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
 import { toMajor } from '../../lib/money.ts'
-import { metadataColumn } from '../fields.ts'
+import { toMetadataJson } from '../fields.ts'
 import { assertRefs } from '../refs.ts'
 import * as repo from './repo.ts'
 import type { CreateInvoiceInput, Invoice, UpdateInvoiceInput } from './schema.ts'
@@ -32,7 +32,7 @@ export async function createInvoice(ctx: TenantContext, input: CreateInvoiceInpu
       currency: input.currency,
       due_date: input.dueDate ?? null,
       paid_at: null,
-      metadata: metadataColumn(input.metadata),
+      metadata: toMetadataJson(input.metadata),
       created_at: now,
       updated_at: now,
     }
@@ -74,7 +74,7 @@ export function updateInvoice(ctx: TenantContext, id: string, input: UpdateInvoi
     if (input.orderId !== undefined) set.order_id = input.orderId
     if (input.customerId !== undefined) set.customer_id = input.customerId
     if (input.dueDate !== undefined) set.due_date = input.dueDate
-    if (input.metadata !== undefined) set.metadata = metadataColumn(input.metadata)
+    if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
     if (input.status !== undefined) set.status = input.status
     const changed = (Object.keys(set) as (keyof InvoiceRow)[]).filter((k) => set[k] !== row[k])
     if (changed.length === 0) return toInvoice(row)

@@ -5,7 +5,7 @@ import { emit } from '../../events/emit.ts'
 import { notFound, validationFailed, type ErrorDetail } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
-import { metadataColumn, parseJson } from '../fields.ts'
+import { toMetadataJson, parseJson } from '../fields.ts'
 import { assertRefs } from '../refs.ts'
 import * as repo from './repo.ts'
 import type { CreateItineraryInput, Itinerary, ItineraryDay, ItineraryDayValue, UpdateItineraryInput } from './schema.ts'
@@ -41,7 +41,7 @@ export async function createItinerary(ctx: TenantContext, input: CreateItinerary
       start_date: input.startDate,
       end_date: input.endDate,
       days: _days(input.days),
-      metadata: metadataColumn(input.metadata),
+      metadata: toMetadataJson(input.metadata),
       created_at: now,
       updated_at: now,
     }
@@ -75,7 +75,7 @@ export function updateItinerary(ctx: TenantContext, id: string, input: UpdateIti
     if (input.startDate !== undefined) set.start_date = input.startDate
     if (input.endDate !== undefined) set.end_date = input.endDate
     if (input.days !== undefined) set.days = _days(input.days)
-    if (input.metadata !== undefined) set.metadata = metadataColumn(input.metadata)
+    if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
     const changed = (Object.keys(set) as (keyof ItineraryRow)[]).filter((k) => set[k] !== row[k])
     if (changed.length === 0) return toItinerary(row)
     const days = input.days ?? (JSON.parse(row.days) as ItineraryDay[])

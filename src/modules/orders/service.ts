@@ -8,7 +8,7 @@ import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
 import { MAX_MINOR, minorDigits, toMajor, toMinor } from '../../lib/money.ts'
 import { findCustomerContact } from '../customers/index.ts'
-import { parseJson } from '../fields.ts'
+import { parseJson, toMetadataJson } from '../fields.ts'
 import { assertRefs, type RefField } from '../refs.ts'
 import * as repo from './repo.ts'
 import type { CreateOrderInput, Order, OrderCustomerValue, OrderStatus, UpdateOrderInput } from './schema.ts'
@@ -35,7 +35,7 @@ export function toOrder(row: OrderRow): Order {
     orderNumber: row.order_number,
     status: row.status as OrderStatus,
     customerId: row.customer_id,
-    customer: JSON.parse(row.customer) as Order['customer'],
+    customer: _customerView(row.customer),
     items: items.map((i) => ({
       productId: i.productId,
       description: i.description,
@@ -51,6 +51,12 @@ export function toOrder(row: OrderRow): Order {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
+}
+
+/** The order's customer with every field present (`phone: null` when unset), like every other optional field. */
+function _customerView(json: string): Order['customer'] {
+  const c = JSON.parse(json) as Order['customer']
+  return { ...c, phone: c.phone ?? null }
 }
 
 /** Converts item prices to minor units for the currency and sums them exactly; 422 on excess decimals. */
@@ -89,7 +95,7 @@ export async function createOrder(ctx: TenantContext, input: CreateOrderInput): 
       currency: input.currency,
       travel_date: input.travelDate ?? null,
       notes: input.notes ?? null,
-      metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+      metadata: toMetadataJson(input.metadata),
       created_at: now,
       updated_at: now,
     }
@@ -151,7 +157,7 @@ export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderIn
     }
     if (input.travelDate !== undefined) set.travel_date = input.travelDate
     if (input.notes !== undefined) set.notes = input.notes
-    if (input.metadata !== undefined) set.metadata = input.metadata && Object.keys(input.metadata).length ? JSON.stringify(input.metadata) : null
+    if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
     if (input.status !== undefined && input.status !== row.status) set.status = input.status
     const changed = (Object.keys(set) as (keyof OrderRow)[]).filter((k) => set[k] !== row[k])
     if (changed.length === 0) return toOrder(row)

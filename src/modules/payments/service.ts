@@ -6,7 +6,7 @@ import { conflict, notFound, validationFailed, type ErrorDetail } from '../../ht
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
 import { toMajor } from '../../lib/money.ts'
-import { metadataColumn, minorAt, parseJson } from '../fields.ts'
+import { toMetadataJson, minorAt, parseJson } from '../fields.ts'
 import { addToAmountPaid, assertPayable } from '../invoices/index.ts'
 import { assertRefs } from '../refs.ts'
 import * as repo from './repo.ts'
@@ -51,7 +51,7 @@ export async function createPayment(ctx: TenantContext, input: CreatePaymentInpu
       reference: input.reference ?? null,
       status: 'received',
       refunded_amount: 0,
-      metadata: metadataColumn(input.metadata),
+      metadata: toMetadataJson(input.metadata),
       created_at: now,
       updated_at: now,
     }
