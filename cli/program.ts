@@ -6,6 +6,11 @@ import { serveCommand } from './serve.ts'
 import { tenantsCommand } from './tenants.ts'
 import { CliError } from './util.ts'
 
+// Every command file imports only commander and ./util.ts at the top and loads what its actions
+// need (valibot, kysely, SQLite, h3, …) with import() when they run: `--version` and `--help`
+// evaluate none of it. In the executable, esbuild turns those import() calls into lazily run
+// module initialisers of the one bundle.
+
 export function createProgram(): Command {
   const program = new Command('travelops')
     .description('Self-hosted multi-tenant REST API for travel operators, with signed, retried webhooks.')
@@ -38,7 +43,7 @@ export async function run(argv: string[]): Promise<number> {
       return 2
     }
     if (err instanceof CliError) {
-      process.stderr.write(`error: ${err.message}\n`)
+      if (err.message) process.stderr.write(`error: ${err.message}\n`)
       return err.exitCode
     }
     process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`)
