@@ -1,10 +1,13 @@
 import { Command, CommanderError } from 'commander'
 import { VERSION } from '../src/version.ts'
+import { backupCommand } from './backup.ts'
+import { deliveriesCommand } from './deliveries.ts'
 import { keysCommand } from './keys.ts'
 import { migrateCommand } from './migrate.ts'
 import { serveCommand } from './serve.ts'
 import { tenantsCommand } from './tenants.ts'
 import { CliError } from './util.ts'
+import { verifyCommand } from './verify.ts'
 
 // Every command file imports only commander and ./util.ts at the top and loads what its actions
 // need (valibot, kysely, SQLite, h3, …) with import() when they run: `--version` and `--help`
@@ -20,6 +23,9 @@ export function createProgram(): Command {
   program.addCommand(migrateCommand())
   program.addCommand(tenantsCommand())
   program.addCommand(keysCommand())
+  program.addCommand(deliveriesCommand())
+  program.addCommand(verifyCommand())
+  program.addCommand(backupCommand())
   // Usage errors exit 2 (commander's default is 1); help and version exit 0.
   const exitOverride = (cmd: Command) => {
     cmd.exitOverride((err: CommanderError) => {
