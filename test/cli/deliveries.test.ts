@@ -136,7 +136,7 @@ describe('travelops deliveries, against a running serve and real receivers', () 
 
   test('exit codes: 2 for usage errors, 1 for unknown records; an unknown id among several queues nothing', async () => {
     await server.stop() // nothing may take queued work away while the database is inspected
-    const [delivered] = await deliveryIds(db, hookOk)
+    const delivered = (await deliveryIds(db, hookOk))[0]!
     const queued = () => {
       const sqlite = openSqlite(db, { readonly: true })
       try {
