@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { openSqlite } from './sqlite.ts'
 
@@ -16,7 +16,8 @@ export interface BackupResult {
  * transaction, so the copy is a single consistent snapshot; in WAL mode that read does not
  * block writers. The copy goes to a temporary file beside `dest`, is flushed to disk, then
  * moved into place, so `dest` is never seen half-written. An existing `dest` is refused
- * (atomically: by hard link) unless `overwrite`.
+ * (atomically: by hard link) unless `overwrite`. The copy gets the permissions of `file`: it
+ * holds the same secrets (webhook signing secrets).
  */
 export async function backupTo(file: string, dest: string, opts: { overwrite?: boolean } = {}): Promise<BackupResult> {
   if (!existsSync(file)) throw new Error(`no database at ${file}`)
@@ -26,6 +27,7 @@ export async function backupTo(file: string, dest: string, opts: { overwrite?: b
   try {
     // transfer(0) first starts the backup; then every remaining page in one step.
     const progress = await db.backup(tmp, { progress: () => 0x7fffffff })
+    chmodSync(tmp, statSync(file).mode & 0o777)
     _fsync(tmp)
     _place(tmp, dest, opts.overwrite ?? false)
     _fsyncDir(dirname(dest))

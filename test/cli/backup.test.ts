@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -22,6 +22,7 @@ describe('travelops backup', () => {
     const tenant = await runJson(['tenants', 'create', '--name', 'Backed Up', '--db', db])
     const key = await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])
     server = await startServe(['--db', db, '--log-level', 'warn'])
+    chmodSync(db, 0o600) // the copy holds the same secrets: it gets the same permissions
     api = apiClient(server.url, key.key)
   })
 
@@ -59,6 +60,7 @@ describe('travelops backup', () => {
     assert.equal(report.bytes, statSync(dest).size)
     assert.ok(report.pages > 0)
     assert.deepEqual(readdirSync(backups), ['copy.db'], 'no temporary file is left behind')
+    assert.equal(statSync(dest).mode & 0o777, 0o600)
 
     const copy = openSqlite(dest)
     try {
