@@ -1,9 +1,13 @@
 import { Command, Option } from 'commander'
-import { isId } from '../src/lib/ids.ts'
-import { isValidScope } from '../src/http/scopes.ts'
-import { createKey, listKeys, parseDuration, revokeKey } from '../src/modules/keys/service.ts'
-import { findTenant } from '../src/modules/tenants/service.ts'
 import { CliError, dataCommand, print, table, withDb } from './util.ts'
+
+/** Loaded when a keys command runs, never for `--help`/`--version`. */
+const _deps = async () => ({
+  ...(await import('../src/lib/ids.ts')),
+  ...(await import('../src/http/scopes.ts')),
+  ...(await import('../src/modules/keys/service.ts')),
+  ...(await import('../src/modules/tenants/service.ts')),
+})
 
 export function keysCommand(): Command {
   const cmd = new Command('keys').description('issue, list and revoke API keys')
@@ -14,6 +18,7 @@ export function keysCommand(): Command {
     .addOption(new Option('--rate-limit <n>', 'requests per hour (default: the server\'s --rate-limit)'))
     .option('--expires-in <duration>', 'lifetime such as 90d, 12h, 30m')
     .action((opts) => withDb(opts, async ({ db }) => {
+      const { isId, isValidScope, parseDuration, findTenant, createKey } = await _deps()
       if (!isId('ten', opts.tenant)) throw new CliError(`--tenant must be a tenant id (ten_…), got '${opts.tenant}'`, 2)
       const scopes = [...new Set(String(opts.scopes).split(',').map((s) => s.trim()).filter(Boolean))]
       const bad = scopes.filter((s) => !isValidScope(s))
@@ -45,12 +50,14 @@ export function keysCommand(): Command {
   dataCommand(cmd.command('list').description('list the keys of a tenant (never their secrets)'))
     .requiredOption('--tenant <ten_id>', 'tenant whose keys to list')
     .action((opts) => withDb(opts, async ({ db }) => {
+      const { listKeys } = await _deps()
       const keys = await listKeys(db, opts.tenant)
       print(opts, keys, () => table(keys, ['id', 'name', 'prefix', 'scopes', 'rate_limit', 'created_at', 'expires_at', 'revoked_at', 'last_used_at']))
     }))
   dataCommand(cmd.command('revoke').description('revoke a key; it stops working at once, also for a running server'))
     .argument('<key_id>', 'id of the key (key_…)')
     .action((keyId: string, opts) => withDb(opts, async ({ db }) => {
+      const { isId, revokeKey } = await _deps()
       const key = isId('key', keyId) ? await revokeKey(db, keyId, new Date()) : undefined
       if (!key) throw new CliError(`no key ${keyId}`)
       print(opts, { revoked: 1, key }, () => `revoked key ${key.id} at ${key.revoked_at}`)

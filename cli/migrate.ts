@@ -1,13 +1,12 @@
 import { Command } from 'commander'
-import { migrate, migrationStatus } from '../src/db/migrate.ts'
-import { openSqlite } from '../src/db/sqlite.ts'
 import { CliError, configFrom, dataCommand, print, table } from './util.ts'
 
 export function migrateCommand(): Command {
   return dataCommand(new Command('migrate').description('apply pending database migrations (serve also does this at start)'))
     .option('--status', 'list migrations and whether they are applied, without applying')
-    .action((opts) => {
-      const config = configFrom({ db: opts.db })
+    .action(async (opts) => {
+      const config = await configFrom({ db: opts.db })
+      const [{ migrate, migrationStatus }, { openSqlite }] = await Promise.all([import('../src/db/migrate.ts'), import('../src/db/sqlite.ts')])
       let db
       try {
         db = openSqlite(config.db)

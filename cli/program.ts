@@ -1,10 +1,18 @@
 import { Command, CommanderError } from 'commander'
 import { VERSION } from '../src/version.ts'
+import { backupCommand } from './backup.ts'
+import { deliveriesCommand } from './deliveries.ts'
 import { keysCommand } from './keys.ts'
 import { migrateCommand } from './migrate.ts'
 import { serveCommand } from './serve.ts'
 import { tenantsCommand } from './tenants.ts'
 import { CliError } from './util.ts'
+import { verifyCommand } from './verify.ts'
+
+// Every command file imports only commander and ./util.ts at the top and loads what its actions
+// need (valibot, kysely, SQLite, h3, …) with import() when they run: `--version` and `--help`
+// evaluate none of it. In the executable, esbuild turns those import() calls into lazily run
+// module initialisers of the one bundle.
 
 export function createProgram(): Command {
   const program = new Command('travelops')
@@ -15,6 +23,9 @@ export function createProgram(): Command {
   program.addCommand(migrateCommand())
   program.addCommand(tenantsCommand())
   program.addCommand(keysCommand())
+  program.addCommand(deliveriesCommand())
+  program.addCommand(verifyCommand())
+  program.addCommand(backupCommand())
   // Usage errors exit 2 (commander's default is 1); help and version exit 0.
   const exitOverride = (cmd: Command) => {
     cmd.exitOverride((err: CommanderError) => {
@@ -38,7 +49,7 @@ export async function run(argv: string[]): Promise<number> {
       return 2
     }
     if (err instanceof CliError) {
-      process.stderr.write(`error: ${err.message}\n`)
+      if (err.message) process.stderr.write(`error: ${err.message}\n`)
       return err.exitCode
     }
     process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`)

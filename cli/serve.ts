@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander'
-import { startServer } from '../src/server.ts'
 import { configFrom, dbOption } from './util.ts'
 
 export function serveCommand(): Command {
@@ -14,7 +13,8 @@ export function serveCommand(): Command {
     .addOption(new Option('--rate-limit <n>', 'requests per hour for keys created without their own limit').env('TRAVELOPS_RATE_LIMIT'))
     .addOption(new Option('--log-level <level>', 'debug, info, warn, error or silent').env('TRAVELOPS_LOG_LEVEL'))
     .action(async (opts) => {
-      const config = configFrom(opts)
+      const config = await configFrom(opts)
+      const { startServer } = await import('../src/server.ts')
       const server = await startServer(config)
       process.stdout.write(`travelops listening on ${server.url}\n`)
       const shutdown = (signal: string) => {

@@ -1,5 +1,4 @@
 import { Command } from 'commander'
-import { createTenant, listTenants } from '../src/modules/tenants/service.ts'
 import { CliError, dataCommand, print, table, withDb } from './util.ts'
 
 export function tenantsCommand(): Command {
@@ -9,11 +8,13 @@ export function tenantsCommand(): Command {
     .action((opts) => withDb(opts, async ({ db }) => {
       const name = String(opts.name).trim()
       if (!name || name.length > 200) throw new CliError('--name must be 1-200 characters', 2)
+      const { createTenant } = await import('../src/modules/tenants/service.ts')
       const tenant = await createTenant(db, name, new Date())
       print(opts, tenant, () => `created tenant ${tenant.id} (${tenant.name})`)
     }))
   dataCommand(cmd.command('list').description('list all tenants'))
     .action((opts) => withDb(opts, async ({ db }) => {
+      const { listTenants } = await import('../src/modules/tenants/service.ts')
       const tenants = await listTenants(db)
       print(opts, tenants, () => table(tenants, ['id', 'name', 'created_at']))
     }))

@@ -1,6 +1,9 @@
 import { Option, type Command } from 'commander'
-import { resolveConfig, type Config } from '../src/config.ts'
-import { openDb, type OpenDb } from '../src/db/connect.ts'
+import type { Config } from '../src/config.ts'
+import type { OpenDb } from '../src/db/connect.ts'
+
+// Only commander and types are imported here at the top: `--version` and `--help` load this
+// file, and everything heavier (valibot, kysely, SQLite, h3) is imported when an action runs.
 
 /** A failure the user should read; exit code 1 (operation failed) unless told otherwise. */
 export class CliError extends Error {
@@ -8,6 +11,9 @@ export class CliError extends Error {
     super(message)
   }
 }
+
+/** Ends a command whose answer is already printed (e.g. `invalid`) with this exit code, saying nothing more. */
+export const quietExit = (exitCode: number) => new CliError('', exitCode)
 
 export const dbOption = () => new Option('--db <path>', 'SQLite database file').env('TRAVELOPS_DB')
 export const jsonOption = () => new Option('--json', 'print exactly one JSON document on stdout')
@@ -17,7 +23,8 @@ export function dataCommand(cmd: Command): Command {
   return cmd.addOption(dbOption()).addOption(jsonOption())
 }
 
-export function configFrom(opts: Record<string, unknown>): Config {
+export async function configFrom(opts: Record<string, unknown>): Promise<Config> {
+  const { resolveConfig } = await import('../src/config.ts')
   try {
     return resolveConfig(opts)
   } catch (err) {
@@ -27,7 +34,8 @@ export function configFrom(opts: Record<string, unknown>): Config {
 
 /** Opens the database named by `--db`/TRAVELOPS_DB (applying pending migrations), runs `fn`, closes it. */
 export async function withDb<T>(opts: Record<string, unknown>, fn: (db: OpenDb) => Promise<T>): Promise<T> {
-  const config = configFrom({ db: opts.db })
+  const config = await configFrom({ db: opts.db })
+  const { openDb } = await import('../src/db/connect.ts')
   let opened: OpenDb
   try {
     opened = openDb(config.db)

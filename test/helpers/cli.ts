@@ -10,7 +10,7 @@ export interface CliResult {
 }
 
 /** Runs the real CLI as a process (the Node running the tests, ≥ 22). */
-export function runCli(args: string[], opts: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+export function runCli(args: string[], opts: { env?: Record<string, string>; input?: string | Uint8Array } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
@@ -73,4 +73,28 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
       reject(new Error(`serve exited with ${code}: ${err}`))
     })
   })
+}
+
+/** JSON requests to a spawned `serve` with one API key: resolves to the status and the parsed body. */
+export function apiClient(url: string, key: string) {
+  return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const res = await fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const text = await res.text()
+    return { status: res.status, body: text ? JSON.parse(text) : undefined }
+  }
+}
+
+/** Polls `fn` until it returns something truthy and resolves with it; rejects after `timeoutMs`, naming `what`. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await fn()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
 }

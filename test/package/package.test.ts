@@ -4,12 +4,14 @@
 // TRAVELOPS_SKIP_BUILD=1 reuses dist/travelops when it is newer than every input.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process'
+import { createHmac } from 'node:crypto'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, test } from 'node:test'
 import { readMigrationDir } from '../../src/db/migration-files.ts'
+import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const DIST_EXE = join(ROOT, 'dist', 'travelops')
@@ -33,6 +35,7 @@ before(() => {
 
 after(async () => {
   await e2e.server?.stop()
+  await e2e.receiver?.close()
   rmSync(sb.root, { recursive: true, force: true })
 })
 
@@ -55,7 +58,9 @@ test('--version prints the version from package.json', () => {
 })
 
 test('--help lists the commands', () => {
-  assert.match(run(sb, ['--help']).stdout, /Usage: travelops/)
+  const help = run(sb, ['--help']).stdout
+  assert.match(help, /Usage: travelops/)
+  for (const cmd of ['serve', 'migrate', 'tenants', 'keys', 'deliveries', 'verify', 'backup']) assert.match(help, new RegExp(`^  ${cmd}\\b`, 'm'))
 })
 
 test('an unknown command is a usage error (exit 2)', () => {
@@ -106,7 +111,11 @@ test('without a usable home directory the addon goes to the temporary directory'
 
 // ---- steps: end to end, in order, on one database --------------------------------------
 
-const e2e = { db: '', tenantId: '', key: '', url: '', server: undefined as Serve | undefined }
+const e2e = {
+  db: '', tenantId: '', key: '', url: '', server: undefined as Serve | undefined,
+  receiver: undefined as Receiver | undefined, webhookId: '', orderId: '', received: undefined as ReceivedRequest | undefined,
+}
+const WEBHOOK_SECRET = 'whsec_packaged_0123456789'
 
 test('e2e: tenants create', () => {
   e2e.db = join(sb.work, 'e2e.db')
@@ -124,7 +133,7 @@ test('e2e: keys create', () => {
 })
 
 test('e2e: serve on port 0 answers /health', async () => {
-  e2e.server = await serve(sb, ['--port', '0', '--db', e2e.db])
+  e2e.server = await serve(sb, ['--port', '0', '--db', e2e.db, '--allow-private-targets'])
   e2e.url = e2e.server.url
   const res = await fetch(`${e2e.url}/health`)
   assert.equal(res.status, 200)
@@ -138,6 +147,17 @@ test('e2e: serve answers /v1/openapi.json', async () => {
   assert.match(doc.openapi, /^3\.1/)
   assert.equal(doc.info.version, PKG.version)
   assert.ok('/v1/orders' in doc.paths)
+})
+
+test('e2e: create a webhook to a receiver on 127.0.0.1', async () => {
+  e2e.receiver = await startReceiver()
+  const res = await fetch(`${e2e.url}/v1/webhooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${e2e.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: `${e2e.receiver.url}/hooks`, events: ['order.created'], secret: WEBHOOK_SECRET }),
+  })
+  assert.equal(res.status, 201, await res.clone().text())
+  e2e.webhookId = ((await res.json()) as { data: { id: string } }).data.id
 })
 
 test('e2e: create an order through the API', async () => {
@@ -155,6 +175,62 @@ test('e2e: create an order through the API', async () => {
   const { data } = (await res.json()) as { data: { id: string; total: number } }
   assert.match(data.id, /^ord_/)
   assert.equal(data.total, 0.3)
+  e2e.orderId = data.id
+})
+
+test('e2e: the receiver gets the signed order.created webhook', async () => {
+  const [req] = await e2e.receiver!.waitFor(1, 15_000)
+  e2e.received = req!
+  const body = JSON.parse(req!.body) as { id: string; event: string; timestamp: string; tenant_id: string; data: { id: string } }
+  assert.equal(req!.method, 'POST')
+  assert.equal(req!.url, '/hooks')
+  assert.equal(req!.headers['content-type'], 'application/json')
+  assert.equal(req!.headers['user-agent'], `travelops/${PKG.version}`)
+  assert.equal(req!.headers['x-webhook-signature'], createHmac('sha256', WEBHOOK_SECRET).update(req!.body).digest('hex'))
+  assert.equal(req!.headers['x-webhook-id'], body.id)
+  assert.equal(req!.headers['x-webhook-timestamp'], body.timestamp)
+  assert.equal(body.event, 'order.created')
+  assert.equal(body.tenant_id, e2e.tenantId)
+  assert.equal(body.data.id, e2e.orderId)
+})
+
+test('e2e: deliveries list and show print the delivery', async () => {
+  let list: { id: string; status: string; webhook_id: string; event_id: string }[] = []
+  for (let i = 0; i < 100; i++) {
+    list = runJson(sb, ['deliveries', 'list', '--db', e2e.db]) as unknown as typeof list
+    if (list[0]?.status === 'delivered') break
+    await new Promise((r) => setTimeout(r, 100)) // let the receiver in this process answer meanwhile
+  }
+  assert.equal(list.length, 1)
+  assert.equal(list[0]!.status, 'delivered')
+  assert.equal(list[0]!.webhook_id, e2e.webhookId)
+  assert.equal(list[0]!.event_id, e2e.received!.headers['x-webhook-id'])
+  const shown = runJson(sb, ['deliveries', 'show', list[0]!.id, '--db', e2e.db])
+  assert.equal(JSON.stringify(shown.payload), e2e.received!.body)
+})
+
+test('e2e: backup while serve runs gives a copy the executable can read', () => {
+  const dest = join(sb.work, 'backup.db')
+  const report = runJson(sb, ['backup', dest, '--db', e2e.db])
+  assert.equal(report.backup, dest)
+  assert.equal(report.bytes, statSync(dest).size)
+  const copied = runJson(sb, ['deliveries', 'list', '--db', dest]) as unknown as { event_id: string }[]
+  assert.deepEqual(copied.map((d) => d.event_id), [e2e.received!.headers['x-webhook-id']])
+  run(sb, ['backup', dest, '--db', e2e.db], {}, 1) // exists, no --force
+})
+
+test('e2e: verify checks the received body and signature', () => {
+  const body = e2e.received!.body
+  const sig = String(e2e.received!.headers['x-webhook-signature'])
+  const file = join(sb.work, 'body.json')
+  writeFileSync(file, body)
+  assert.equal(run(sb, ['verify', '--secret', WEBHOOK_SECRET, '--signature', sig, '--file', file]).stdout, 'valid\n')
+  assert.equal(run(sb, ['verify', '--secret', WEBHOOK_SECRET, '--signature', `sha256=${sig}`], {}, 0, body).stdout, 'valid\n')
+  assert.equal(run(sb, ['verify', '--secret', 'not-the-secret-at-all', '--signature', sig, '--file', file], {}, 1).stdout, 'invalid\n')
+  assert.equal(run(sb, ['verify', '--secret', WEBHOOK_SECRET, '--signature', sig], {}, 1, body.replace('order.created', 'order.updated')).stdout, 'invalid\n')
+  const json = run(sb, ['verify', '--secret', WEBHOOK_SECRET, '--signature', sig, '--file', file, '--json'])
+  assert.deepEqual(JSON.parse(json.stdout), { valid: true })
+  run(sb, ['verify', '--signature', sig, '--file', file], {}, 2)
 })
 
 test('e2e: SIGTERM stops serve with exit code 0', async () => {
@@ -201,8 +277,8 @@ function baseEnv(s: Sandbox): NodeJS.ProcessEnv {
   return { PATH: '/usr/bin:/bin', HOME: s.home, TMPDIR: s.tmp, LANG: 'C' }
 }
 
-function run(s: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}, expectStatus = 0): SpawnSyncReturns<string> {
-  const res = spawnSync(s.exe, args, { cwd: s.work, env: { ...baseEnv(s), ...env }, encoding: 'utf8', timeout: 30_000 })
+function run(s: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}, expectStatus = 0, input = ''): SpawnSyncReturns<string> {
+  const res = spawnSync(s.exe, args, { cwd: s.work, env: { ...baseEnv(s), ...env }, encoding: 'utf8', timeout: 30_000, input })
   if (res.error) throw res.error
   assert.equal(res.status, expectStatus, `travelops ${args.join(' ')} exited ${res.status}\n${res.stdout}\n${res.stderr}`)
   return res

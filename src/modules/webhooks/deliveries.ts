@@ -1,4 +1,5 @@
 import type { TenantContext } from '../../context.ts'
+import type { DeliveryAttemptRow } from '../../db/schema.ts'
 import { requeueDeliveries } from '../../delivery/requeue.ts'
 import { conflict, notFound } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
@@ -35,7 +36,11 @@ export async function listDeliveries(
 export async function getDelivery(ctx: TenantContext, id: string): Promise<Delivery> {
   const row = await repo.findDelivery(ctx.db, ctx.tenantId, id)
   if (!row) throw notFound(`No delivery ${id}`)
-  const attempts = await repo.attemptsOf(ctx.db, ctx.tenantId, id)
+  return toDeliveryWithAttempts(row, await repo.attemptsOf(ctx.db, ctx.tenantId, id))
+}
+
+/** The single-record view: the delivery and every attempt, oldest first. */
+export function toDeliveryWithAttempts(row: repo.DeliveryWithPayload, attempts: readonly DeliveryAttemptRow[]): Delivery {
   return {
     ...toDelivery(row),
     attempt_log: attempts.map((a) => ({

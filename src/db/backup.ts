@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto'
+import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { openSqlite } from './sqlite.ts'
+
+export interface BackupResult {
+  /** Size of the copy. */
+  bytes: number
+  /** Database pages copied. */
+  pages: number
+}
+
+/**
+ * Copies the database `file` to `dest` while other processes (a running `serve`) keep reading
+ * and writing it. SQLite's online backup API copies every page in one step under one read
+ * transaction, so the copy is a single consistent snapshot; in WAL mode that read does not
+ * block writers. The copy goes to a temporary file beside `dest`, is flushed to disk, then
+ * moved into place, so `dest` is never seen half-written. An existing `dest` is refused
+ * (atomically: by hard link) unless `overwrite`. The copy gets the permissions of `file`: it
+ * holds the same secrets (webhook signing secrets).
+ */
+export async function backupTo(file: string, dest: string, opts: { overwrite?: boolean } = {}): Promise<BackupResult> {
+  if (!existsSync(file)) throw new Error(`no database at ${file}`)
+  if (!opts.overwrite && existsSync(dest)) throw new Error(`${dest} exists; pass --force to replace it`)
+  const tmp = join(dirname(dest), `.${basename(dest)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+  const db = openSqlite(file)
+  try {
+    // transfer(0) first starts the backup; then every remaining page in one step.
+    const progress = await db.backup(tmp, { progress: () => 0x7fffffff })
+    chmodSync(tmp, statSync(file).mode & 0o777)
+    _fsync(tmp)
+    _place(tmp, dest, opts.overwrite ?? false)
+    _fsyncDir(dirname(dest))
+    return { bytes: statSync(dest).size, pages: progress.totalPages }
+  } finally {
+    db.close()
+    for (const leftover of [tmp, `${tmp}-journal`, `${tmp}-wal`, `${tmp}-shm`]) rmSync(leftover, { force: true })
+  }
+}
+
+function _place(tmp: string, dest: string, overwrite: boolean): void {
+  if (overwrite) return renameSync(tmp, dest)
+  try {
+    linkSync(tmp, dest) // fails with EEXIST rather than replacing a file that appeared meanwhile
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') throw new Error(`${dest} exists; pass --force to replace it`)
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err
+    // A filesystem without hard links: check, then rename.
+    if (existsSync(dest)) throw new Error(`${dest} exists; pass --force to replace it`)
+    renameSync(tmp, dest)
+  }
+}
+
+function _fsync(file: string): void {
+  const fd = openSync(file, 'r+')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function _fsyncDir(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r')
+    try {
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    // some filesystems cannot fsync a directory; the rename is still atomic
+  }
+}
