@@ -11,11 +11,13 @@ export interface RequeueFilter {
 /**
  * Queues an immediate new attempt ("manual") for delivered or failed records whose
  * subscription is still active. The automatic retry schedule is left as it is: after a
- * manual attempt fails, the next automatic retry (if any) keeps its time. Returns the ids queued.
+ * manual attempt fails, the next automatic retry (if any) keeps its time. `manual` counts
+ * requests not yet served, so one made while an attempt is in flight is not lost (the worker
+ * subtracts what it claimed). Returns the ids queued.
  */
 export async function requeueDeliveries(db: Db, filter: RequeueFilter, now: Date): Promise<string[]> {
   let q = db.updateTable('deliveries')
-    .set({ due_at: now.toISOString(), manual: 1 })
+    .set((eb) => ({ due_at: now.toISOString(), manual: eb('manual', '+', 1) }))
     .where('status', 'in', filter.status ? [filter.status] : ['failed', 'delivered'])
     .where('webhook_id', 'in', (eb) => eb.selectFrom('webhooks').select('id').where('active', '=', 1).where('deleted_at', 'is', null))
   if (filter.ids) q = q.where('id', 'in', filter.ids.length ? filter.ids : [''])

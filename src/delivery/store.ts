@@ -92,8 +92,9 @@ export async function recordOutcomes(db: Db, outcomes: Outcome[]): Promise<void>
         last_attempt_at: o.at,
         delivered_at: o.delivered ? o.at : undefined,
         next_retry_at: o.nextRetryAt,
-        due_at: o.nextRetryAt,
-        manual: 0,
+        // A manual retry asked for while this attempt was in flight stays queued, due now.
+        due_at: sql<string | null>`CASE WHEN manual > ${o.job.manual} THEN ${o.at} ELSE ${o.nextRetryAt} END`,
+        manual: sql<number>`max(manual - ${o.job.manual}, 0)`,
         locked_until: null,
       }).where('id', '=', o.job.id).execute()
     }

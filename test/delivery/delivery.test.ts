@@ -162,6 +162,19 @@ describe('webhook delivery to real receivers', () => {
     assert.equal(full.next_retry_at, null)
   })
 
+  test('a manual retry asked for while an attempt is in flight is not lost', async () => {
+    const rx = await receiver({ respond: (_req, n) => ({ status: 200, delayMs: n === 1 ? 600 : 0 }) })
+    const wh = await subscribe(t, rx.url, ['order.created'])
+    await t.request('POST', '/v1/orders', { body: orderBody() })
+    const [d] = await until(() => deliveriesOf(t, wh), (x) => x[0]?.status === 'delivered', 'delivered')
+    assert.equal((await t.request('POST', `/v1/webhooks/deliveries/${d.id}/retry`)).status, 200)
+    await rx.waitFor(2) // the second attempt is now waiting 600 ms for its answer
+    assert.equal((await t.request('POST', `/v1/webhooks/deliveries/${d.id}/retry`)).status, 200)
+    await rx.waitFor(3)
+    const full = await until(async () => (await t.request('GET', `/v1/webhooks/deliveries/${d.id}`)).body.data, (x) => x.attempts === 3, 'third attempt')
+    assert.deepEqual(full.attempt_log.map((a: { trigger: string }) => a.trigger), ['auto', 'manual', 'manual'])
+  })
+
   test('a rolled-back change produces no event and no delivery', async () => {
     const rx = await receiver()
     await subscribe(t, rx.url, ['*'])
