@@ -1,14 +1,17 @@
 import type { Db } from '../db/connect.ts'
+import { tenantTable } from '../db/tenant-table.ts'
 import type { Tx } from '../db/tx.ts'
 import { validationFailed, type ErrorDetail } from '../http/errors.ts'
 
 /** Which table each reference field points into. */
 const REF_TABLES = {
-  customerId: 'customers',
-  productId: 'products',
-  orderId: 'orders',
-  invoiceId: 'invoices',
+  customerId: tenantTable('customers'),
+  productId: tenantTable('products'),
+  orderId: tenantTable('orders'),
+  invoiceId: tenantTable('invoices'),
 } as const
+
+const NOUNS: Record<RefField, string> = { customerId: 'customer', productId: 'product', orderId: 'order', invoiceId: 'invoice' }
 
 export type RefField = keyof typeof REF_TABLES
 
@@ -21,8 +24,8 @@ export async function assertRefs(db: Db | Tx, tenantId: string, refs: Record<str
   const details: ErrorDetail[] = []
   for (const [path, [field, id]] of Object.entries(refs)) {
     if (id === null || id === undefined) continue
-    const found = await db.selectFrom(REF_TABLES[field]).select('id').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
-    if (!found) details.push({ path, message: `no ${REF_TABLES[field].replace(/ies$/, 'y').replace(/s$/, '')} ${id}` })
+    const found = await REF_TABLES[field].find(db, tenantId, id)
+    if (!found) details.push({ path, message: `no ${NOUNS[field]} ${id}` })
   }
   if (details.length) throw validationFailed(details)
 }

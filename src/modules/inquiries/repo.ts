@@ -1,29 +1,17 @@
 import type { Db } from '../../db/connect.ts'
-import type { InquiryRow, InquiryUpdate } from '../../db/schema.ts'
+import { tenantTable } from '../../db/tenant-table.ts'
 import type { Tx } from '../../db/tx.ts'
+import type { InquiryRow, InquiryUpdate } from '../../db/schema.ts'
 
-/** Every query of this file starts from the tenant. */
+/** Rows of the caller's tenant only: every statement starts from `tenant_id` (see db/tenant-table.ts). */
+const table = tenantTable('inquiries')
 
-export function findInquiry(db: Db | Tx, tenantId: string, id: string): Promise<InquiryRow | undefined> {
-  return db.selectFrom('inquiries').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
-}
+export const findInquiry = (db: Db | Tx, tenantId: string, id: string): Promise<InquiryRow | undefined> => table.find(db, tenantId, id)
+export const insertInquiry = (tx: Tx, row: InquiryRow): Promise<void> => table.insert(tx, row)
+export const updateInquiry = (tx: Tx, tenantId: string, id: string, set: InquiryUpdate): Promise<void> => table.update(tx, tenantId, id, set)
+export const deleteInquiry = (tx: Tx, tenantId: string, id: string): Promise<boolean> => table.remove(tx, tenantId, id)
 
-export async function insertInquiry(tx: Tx, row: InquiryRow): Promise<void> {
-  await tx.insertInto('inquiries').values(row).execute()
-}
-
-export async function updateInquiry(tx: Tx, tenantId: string, id: string, set: InquiryUpdate): Promise<void> {
-  await tx.updateTable('inquiries').set(set).where('tenant_id', '=', tenantId).where('id', '=', id).execute()
-}
-
-export async function deleteInquiry(tx: Tx, tenantId: string, id: string): Promise<boolean> {
-  const r = await tx.deleteFrom('inquiries').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
-  return Number(r.numDeletedRows) > 0
-}
-
-/** Newest first, keyset-paged on the id; fetches limit + 1 to know whether more follow. */
+/** Newest first, keyset-paged on the id; limit + 1 rows tell whether more follow. */
 export function listInquiries(db: Db, tenantId: string, f: { after?: string; limit: number }): Promise<InquiryRow[]> {
-  let q = db.selectFrom('inquiries').selectAll().where('tenant_id', '=', tenantId)
-  if (f.after) q = q.where('id', '<', f.after)
-  return q.orderBy('id', 'desc').limit(f.limit + 1).execute()
+  return table.list(db, tenantId, { eq: {  }, after: f.after, limit: f.limit })
 }

@@ -1,25 +1,15 @@
 import type { Db } from '../../db/connect.ts'
-import type { ItineraryRow, ItineraryUpdate } from '../../db/schema.ts'
+import { tenantTable } from '../../db/tenant-table.ts'
 import type { Tx } from '../../db/tx.ts'
+import type { ItineraryRow, ItineraryUpdate } from '../../db/schema.ts'
 
-/** Every query of this file starts from the tenant. */
+/** Rows of the caller's tenant only: every statement starts from `tenant_id` (see db/tenant-table.ts). */
+const table = tenantTable('itineraries')
 
-export function findItinerary(db: Db | Tx, tenantId: string, id: string): Promise<ItineraryRow | undefined> {
-  return db.selectFrom('itineraries').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
-}
-
-export async function insertItinerary(tx: Tx, row: ItineraryRow): Promise<void> {
-  await tx.insertInto('itineraries').values(row).execute()
-}
-
-export async function updateItinerary(tx: Tx, tenantId: string, id: string, set: ItineraryUpdate): Promise<void> {
-  await tx.updateTable('itineraries').set(set).where('tenant_id', '=', tenantId).where('id', '=', id).execute()
-}
-
-export async function deleteItinerary(tx: Tx, tenantId: string, id: string): Promise<boolean> {
-  const r = await tx.deleteFrom('itineraries').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
-  return Number(r.numDeletedRows) > 0
-}
+export const findItinerary = (db: Db | Tx, tenantId: string, id: string): Promise<ItineraryRow | undefined> => table.find(db, tenantId, id)
+export const insertItinerary = (tx: Tx, row: ItineraryRow): Promise<void> => table.insert(tx, row)
+export const updateItinerary = (tx: Tx, tenantId: string, id: string, set: ItineraryUpdate): Promise<void> => table.update(tx, tenantId, id, set)
+export const deleteItinerary = (tx: Tx, tenantId: string, id: string): Promise<boolean> => table.remove(tx, tenantId, id)
 
 export interface ItineraryFilter {
   orderId?: string
@@ -27,10 +17,7 @@ export interface ItineraryFilter {
   limit: number
 }
 
-/** Newest first, keyset-paged on the id; fetches limit + 1 to know whether more follow. */
+/** Newest first, keyset-paged on the id; limit + 1 rows tell whether more follow. */
 export function listItineraries(db: Db, tenantId: string, f: ItineraryFilter): Promise<ItineraryRow[]> {
-  let q = db.selectFrom('itineraries').selectAll().where('tenant_id', '=', tenantId)
-  if (f.orderId) q = q.where('order_id', '=', f.orderId)
-  if (f.after) q = q.where('id', '<', f.after)
-  return q.orderBy('id', 'desc').limit(f.limit + 1).execute()
+  return table.list(db, tenantId, { eq: { order_id: f.orderId }, after: f.after, limit: f.limit })
 }

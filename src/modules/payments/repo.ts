@@ -1,20 +1,14 @@
 import type { Db } from '../../db/connect.ts'
-import type { PaymentRow, PaymentUpdate } from '../../db/schema.ts'
+import { tenantTable } from '../../db/tenant-table.ts'
 import type { Tx } from '../../db/tx.ts'
+import type { PaymentRow, PaymentUpdate } from '../../db/schema.ts'
 
-/** Every query of this file starts from the tenant. Payments are never deleted. */
+/** Rows of the caller's tenant only: every statement starts from `tenant_id` (see db/tenant-table.ts). */
+const table = tenantTable('payments')
 
-export function findPayment(db: Db | Tx, tenantId: string, id: string): Promise<PaymentRow | undefined> {
-  return db.selectFrom('payments').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
-}
-
-export async function insertPayment(tx: Tx, row: PaymentRow): Promise<void> {
-  await tx.insertInto('payments').values(row).execute()
-}
-
-export async function updatePayment(tx: Tx, tenantId: string, id: string, set: PaymentUpdate): Promise<void> {
-  await tx.updateTable('payments').set(set).where('tenant_id', '=', tenantId).where('id', '=', id).execute()
-}
+export const findPayment = (db: Db | Tx, tenantId: string, id: string): Promise<PaymentRow | undefined> => table.find(db, tenantId, id)
+export const insertPayment = (tx: Tx, row: PaymentRow): Promise<void> => table.insert(tx, row)
+export const updatePayment = (tx: Tx, tenantId: string, id: string, set: PaymentUpdate): Promise<void> => table.update(tx, tenantId, id, set)
 
 export interface PaymentFilter {
   orderId?: string
@@ -23,11 +17,7 @@ export interface PaymentFilter {
   limit: number
 }
 
-/** Newest first, keyset-paged on the id; fetches limit + 1 to know whether more follow. */
+/** Newest first, keyset-paged on the id; limit + 1 rows tell whether more follow. */
 export function listPayments(db: Db, tenantId: string, f: PaymentFilter): Promise<PaymentRow[]> {
-  let q = db.selectFrom('payments').selectAll().where('tenant_id', '=', tenantId)
-  if (f.orderId) q = q.where('order_id', '=', f.orderId)
-  if (f.invoiceId) q = q.where('invoice_id', '=', f.invoiceId)
-  if (f.after) q = q.where('id', '<', f.after)
-  return q.orderBy('id', 'desc').limit(f.limit + 1).execute()
+  return table.list(db, tenantId, { eq: { order_id: f.orderId, invoice_id: f.invoiceId }, after: f.after, limit: f.limit })
 }

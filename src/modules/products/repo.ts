@@ -1,30 +1,19 @@
 import type { Db } from '../../db/connect.ts'
-import type { ProductRow, ProductUpdate } from '../../db/schema.ts'
+import { tenantTable } from '../../db/tenant-table.ts'
 import type { Tx } from '../../db/tx.ts'
+import type { ProductRow, ProductUpdate } from '../../db/schema.ts'
 
-/** Every query of this file starts from the tenant. */
+/** Rows of the caller's tenant only: every statement starts from `tenant_id` (see db/tenant-table.ts). */
+const table = tenantTable('products')
 
-export function findProduct(db: Db | Tx, tenantId: string, id: string): Promise<ProductRow | undefined> {
-  return db.selectFrom('products').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
-}
+export const findProduct = (db: Db | Tx, tenantId: string, id: string): Promise<ProductRow | undefined> => table.find(db, tenantId, id)
+export const insertProduct = (tx: Tx, row: ProductRow): Promise<void> => table.insert(tx, row)
+export const updateProduct = (tx: Tx, tenantId: string, id: string, set: ProductUpdate): Promise<void> => table.update(tx, tenantId, id, set)
+export const deleteProduct = (tx: Tx, tenantId: string, id: string): Promise<boolean> => table.remove(tx, tenantId, id)
 
 /** The id of the tenant's product with this code, if any. */
 export async function findProductIdByCode(db: Db | Tx, tenantId: string, code: string): Promise<string | undefined> {
-  const r = await db.selectFrom('products').select('id').where('tenant_id', '=', tenantId).where('code', '=', code).executeTakeFirst()
-  return r?.id
-}
-
-export async function insertProduct(tx: Tx, row: ProductRow): Promise<void> {
-  await tx.insertInto('products').values(row).execute()
-}
-
-export async function updateProduct(tx: Tx, tenantId: string, id: string, set: ProductUpdate): Promise<void> {
-  await tx.updateTable('products').set(set).where('tenant_id', '=', tenantId).where('id', '=', id).execute()
-}
-
-export async function deleteProduct(tx: Tx, tenantId: string, id: string): Promise<boolean> {
-  const r = await tx.deleteFrom('products').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
-  return Number(r.numDeletedRows) > 0
+  return (await table.findBy(db, tenantId, { code }))?.id
 }
 
 export interface ProductFilter {
@@ -33,10 +22,7 @@ export interface ProductFilter {
   limit: number
 }
 
-/** Newest first, keyset-paged on the id; fetches limit + 1 to know whether more follow. */
+/** Newest first, keyset-paged on the id; limit + 1 rows tell whether more follow. */
 export function listProducts(db: Db, tenantId: string, f: ProductFilter): Promise<ProductRow[]> {
-  let q = db.selectFrom('products').selectAll().where('tenant_id', '=', tenantId)
-  if (f.active !== undefined) q = q.where('active', '=', f.active ? 1 : 0)
-  if (f.after) q = q.where('id', '<', f.after)
-  return q.orderBy('id', 'desc').limit(f.limit + 1).execute()
+  return table.list(db, tenantId, { eq: { active: f.active === undefined ? undefined : f.active ? 1 : 0 }, after: f.after, limit: f.limit })
 }

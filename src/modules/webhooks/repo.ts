@@ -1,18 +1,17 @@
 import type { Db } from '../../db/connect.ts'
 import type { DeliveryRow, WebhookRow } from '../../db/schema.ts'
+import { tenantTable } from '../../db/tenant-table.ts'
 import type { Tx } from '../../db/tx.ts'
 
 /** Every query starts from the tenant; deleted subscriptions are not found. */
+export const webhooks = tenantTable('webhooks')
 
 export function findWebhook(db: Db | Tx, tenantId: string, id: string): Promise<WebhookRow | undefined> {
-  return db.selectFrom('webhooks').selectAll()
-    .where('tenant_id', '=', tenantId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
+  return webhooks.find(db, tenantId, id, { deleted_at: null })
 }
 
 export function listWebhooks(db: Db, tenantId: string, after: string | undefined, limit: number): Promise<WebhookRow[]> {
-  let q = db.selectFrom('webhooks').selectAll().where('tenant_id', '=', tenantId).where('deleted_at', 'is', null)
-  if (after) q = q.where('id', '<', after)
-  return q.orderBy('id', 'desc').limit(limit + 1).execute()
+  return webhooks.list(db, tenantId, { eq: { deleted_at: null }, after, limit })
 }
 
 /** Queued work of a subscription is dropped: never-attempted deliveries end failed, retries are unscheduled. */

@@ -43,7 +43,7 @@ export async function createWebhook(ctx: TenantContext, input: CreateWebhookInpu
     updated_at: now,
     deleted_at: null,
   }
-  await ctx.db.insertInto('webhooks').values(row).execute()
+  await repo.webhooks.insert(ctx.db, row)
   return toWebhook(row)
 }
 
@@ -71,7 +71,7 @@ export async function updateWebhook(ctx: TenantContext, id: string, input: Updat
     const changed = (Object.keys(set) as (keyof WebhookRow)[]).some((k) => set[k] !== row[k])
     if (!changed) return toWebhook(row)
     set.updated_at = ctx.clock.now().toISOString()
-    await tx.updateTable('webhooks').set(set).where('tenant_id', '=', ctx.tenantId).where('id', '=', id).execute()
+    await repo.webhooks.update(tx, ctx.tenantId, id, set)
     if (set.active === 0 && row.active === 1) await repo.dropQueued(tx, ctx.tenantId, id)
     return toWebhook({ ...row, ...set })
   })
@@ -83,8 +83,7 @@ export function deleteWebhook(ctx: TenantContext, id: string): Promise<{ id: str
     const row = await repo.findWebhook(tx, ctx.tenantId, id)
     if (!row) throw notFound(`No webhook ${id}`)
     const now = ctx.clock.now().toISOString()
-    await tx.updateTable('webhooks').set({ deleted_at: now, updated_at: now, active: 0, secret: '', headers: '{}' })
-      .where('tenant_id', '=', ctx.tenantId).where('id', '=', id).execute()
+    await repo.webhooks.update(tx, ctx.tenantId, id, { deleted_at: now, updated_at: now, active: 0, secret: '', headers: '{}' })
     await repo.dropQueued(tx, ctx.tenantId, id)
     return { id, deleted: true as const }
   })
