@@ -2,13 +2,15 @@ import * as v from 'valibot'
 import type { TenantContext } from '../context.ts'
 import type { EventName } from '../events/catalog.ts'
 import type { IdPrefix } from '../lib/ids.ts'
-import { pageQuery } from './pagination.ts'
+import { pageQuery, type Page } from './pagination.ts'
 import type { RequiredScope } from './scopes.ts'
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 
 type BodyOf<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined
 type QueryOf<Q extends v.ObjectEntries, L> = v.InferOutput<v.StrictObjectSchema<L extends true ? Q & typeof pageQuery : Q, undefined>>
+/** What the handler must return when the route declares `response`: that schema's output (a page of it for lists). */
+type ResultOf<R, L> = R extends v.GenericSchema ? (L extends true ? Page<v.InferOutput<R>> : v.InferOutput<R>) : unknown
 
 export interface RouteInput<B, Q> {
   ctx: TenantContext
@@ -40,7 +42,11 @@ export interface RouteDef {
   raw?: boolean
   status?: number
   events?: readonly EventName[]
-  /** Schema of `data` in the response, for the OpenAPI document. */
+  /**
+   * Schema of `data` in the response (of each item for lists; of the whole body for `raw`), for
+   * the OpenAPI document; `defineRoute` type-checks the handler's result against it. A schema
+   * named with `v.title('Order')` becomes `#/components/schemas/Order`.
+   */
   response?: v.GenericSchema
   handler: (input: RouteInput<any, any>) => Promise<unknown>
 }
@@ -49,11 +55,13 @@ export function defineRoute<
   S extends v.GenericSchema | undefined = undefined,
   Q extends v.ObjectEntries = {},
   L extends boolean | undefined = undefined,
->(def: Omit<RouteDef, 'body' | 'query' | 'list' | 'handler'> & {
+  R extends v.GenericSchema | undefined = undefined,
+>(def: Omit<RouteDef, 'body' | 'query' | 'list' | 'response' | 'handler'> & {
   body?: S
   query?: Q
   list?: L
-  handler: (input: RouteInput<BodyOf<S>, QueryOf<Q, L>>) => Promise<unknown>
+  response?: R
+  handler: (input: RouteInput<BodyOf<S>, QueryOf<Q, L>>) => Promise<ResultOf<R, L>>
 }): RouteDef {
   return def as RouteDef
 }

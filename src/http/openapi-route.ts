@@ -1,7 +1,7 @@
+import * as v from 'valibot'
 import { VERSION } from '../version.ts'
 import { defineRoute, type RouteDef } from './define-route.ts'
-import { buildOpenApi } from './openapi.ts'
-import type { JsonObject } from './openapi-schema.ts'
+import { buildOpenApi, type OpenApiDocument } from './openapi.ts'
 
 /**
  * `routes` plus `GET /v1/openapi.json` (no auth), whose document covers the whole list,
@@ -9,10 +9,22 @@ import type { JsonObject } from './openapi-schema.ts'
  */
 export function withOpenApi(routes: readonly RouteDef[]): RouteDef[] {
   const all = [...routes]
-  let doc: JsonObject | undefined
+  let doc: OpenApiDocument | undefined
   all.push(defineRoute({
     method: 'GET', path: '/v1/openapi.json', scope: 'public', tag: 'System', summary: 'This OpenAPI 3.1 document', raw: true,
+    response: OpenApiOutline,
     handler: async () => (doc ??= buildOpenApi(all, VERSION)),
   }))
   return all
 }
+
+/** The outline of an OpenAPI 3.1 document (its full schema is the OpenAPI specification's). */
+const OpenApiOutline = v.pipe(
+  v.looseObject({
+    openapi: v.pipe(v.string(), v.regex(/^3\.1\.\d+$/)),
+    info: v.looseObject({ title: v.string(), version: v.string() }),
+    paths: v.record(v.string(), v.looseObject({})),
+    components: v.looseObject({}),
+  }),
+  v.description('An OpenAPI 3.1 document: https://spec.openapis.org/oas/v3.1.1'),
+)

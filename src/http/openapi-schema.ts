@@ -1,4 +1,4 @@
-import { toJsonSchema, type ConversionConfig, type OverrideActionContext } from '@valibot/to-json-schema'
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type OverrideActionContext } from '@valibot/to-json-schema'
 import * as v from 'valibot'
 
 /** A JSON value of the OpenAPI document (schemas, operations, components). */
@@ -10,10 +10,44 @@ export type JsonObject = { [key: string]: unknown }
  * responses by what it sends (`output`). What JSON Schema cannot say (`v.check`, transforms)
  * never fails the conversion; a check's message becomes the description instead.
  */
-export function toSchema(schema: v.GenericSchema, mode: 'input' | 'output'): JsonObject {
-  const { $schema: _, ...json } = toJsonSchema(schema, { ...CONVERSION, typeMode: mode }) as JsonObject
+export function toSchema(schema: v.GenericSchema, mode: 'input' | 'output', named?: NamedSchemas): JsonObject {
+  const name = named && Object.keys(named).find((key) => named[key] === schema)
+  if (name) return componentRef('schemas', name)
+  const { $schema: _, $defs: __, ...json } = toJsonSchema(schema, { ...CONVERSION, typeMode: mode, ...(named ? { definitions: named, overrideRef: _componentRef } : {}) }) as JsonObject
   return json
 }
+
+/** Response schemas by their `v.title`: each is converted once into `components.schemas` and referred to from everywhere else. */
+export type NamedSchemas = Record<string, v.GenericSchema>
+
+/** Every schema with a `v.title(name)` in its pipe, inside `roots` at any depth; one name for two different schemas throws. */
+export function namedSchemas(roots: readonly v.GenericSchema[]): NamedSchemas {
+  const named: NamedSchemas = {}
+  const seen = new Set<unknown>()
+  const visit = (node: unknown): void => {
+    if (!_isSchema(node) || seen.has(node)) return
+    seen.add(node)
+    const pipe = (node as { pipe?: readonly { type: string; title?: string }[] }).pipe
+    const title = pipe?.find((a) => a.type === 'title')?.title
+    if (title !== undefined) {
+      if (named[title] && named[title] !== node) throw new Error(`OpenAPI: two different schemas are named ${title}`)
+      named[title] = node
+    }
+    const { pipe: items, entries, item, wrapped, options, value } = node as unknown as Record<string, unknown>
+    for (const child of [items, entries && Object.values(entries), item, wrapped, options, value].flat()) if (child !== node) visit(child)
+  }
+  for (const root of roots) visit(root)
+  return named
+}
+
+/** `components.schemas` for the named response schemas (output form). */
+export function toComponentSchemas(named: NamedSchemas): Record<string, JsonObject> {
+  return toJsonSchemaDefs(named, { ...CONVERSION, typeMode: 'output', overrideRef: _componentRef }) as Record<string, JsonObject>
+}
+
+const _componentRef = ({ referenceId }: { referenceId: string }) => `#/components/schemas/${referenceId}`
+
+const _isSchema = (x: unknown): x is v.GenericSchema => typeof x === 'object' && x !== null && (x as { kind?: unknown }).kind === 'schema'
 
 /** Query entries (all string-valued) → one schema per parameter and whether it is required. */
 export function toQuerySchemas(entries: v.ObjectEntries): { name: string; required: boolean; schema: JsonObject }[] {
@@ -94,8 +128,8 @@ export const ERROR_RESPONSES: Record<number, [name: string, description: string]
   429: ['RateLimited', 'Over the key\'s hourly limit (`rate_limited`); `Retry-After` says when to try again'],
 }
 
-/** `components` of the document: the error shape, its responses, headers, bearer auth, Idempotency-Key. */
-export function sharedComponents(): JsonObject {
+/** `components` of the document: the error shape and the named response schemas, the error responses, headers, bearer auth, Idempotency-Key. */
+export function sharedComponents(schemas: Record<string, JsonObject> = {}): JsonObject {
   const errorBody = { 'application/json': { schema: componentRef('schemas', 'Error') } }
   const responses: JsonObject = {}
   for (const [status, [name, description]] of Object.entries(ERROR_RESPONSES)) {
@@ -107,7 +141,7 @@ export function sharedComponents(): JsonObject {
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer <key>`. Keys are created with `travelops keys create`.' },
     },
-    schemas: { Error: ERROR_SCHEMA },
+    schemas: { Error: ERROR_SCHEMA, ...schemas },
     responses,
     headers: HEADERS,
     parameters: {

@@ -1,6 +1,6 @@
 import { idPattern } from '../lib/ids.ts'
 import type { RouteDef } from './define-route.ts'
-import { componentRef, ERROR_RESPONSES, sharedComponents, toQuerySchemas, toSchema, type JsonObject } from './openapi-schema.ts'
+import { componentRef, ERROR_RESPONSES, namedSchemas, sharedComponents, toComponentSchemas, toQuerySchemas, toSchema, type JsonObject, type NamedSchemas } from './openapi-schema.ts'
 import { pageQuery } from './pagination.ts'
 import { scopeName } from './scopes.ts'
 
@@ -8,14 +8,17 @@ import { scopeName } from './scopes.ts'
  * The OpenAPI 3.1 document of these routes, generated from the very valibot schemas that
  * validate requests (bodies, query strings, path ids), so it cannot drift from what the API
  * accepts. Every route appears; a route without a `response` schema is shown with a generic
- * object as its `data`.
+ * object as its `data` (DELETE: `{ id, deleted }`). Response schemas named with `v.title` are
+ * `components.schemas` and referred to by `$ref`.
  */
-export function buildOpenApi(routes: readonly RouteDef[], version: string): JsonObject {
+export function buildOpenApi(routes: readonly RouteDef[], version: string): OpenApiDocument {
   const paths: Record<string, JsonObject> = {}
   const tags: string[] = []
   const operationIds = new Set<string>()
+  const named = namedSchemas(routes.flatMap((r) => (r.response ? [r.response] : [])))
+  if (named.Error) throw new Error('OpenAPI: the name Error is taken by the error shape')
   for (const route of routes) {
-    const op = _operation(route)
+    const op = _operation(route, named)
     if (operationIds.has(op.operationId)) throw new Error(`OpenAPI: operationId ${op.operationId} is used twice (${route.method} ${route.path})`)
     operationIds.add(op.operationId)
     if (!tags.includes(route.tag)) tags.push(route.tag)
@@ -33,8 +36,16 @@ export function buildOpenApi(routes: readonly RouteDef[], version: string): Json
     },
     tags: tags.map((name) => ({ name })),
     paths,
-    components: sharedComponents(),
+    components: sharedComponents(toComponentSchemas(named)),
   }
+}
+
+export type OpenApiDocument = {
+  openapi: string
+  info: JsonObject & { title: string; version: string }
+  tags: JsonObject[]
+  paths: Record<string, JsonObject>
+  components: JsonObject
 }
 
 /** `/v1/orders/:id` → `/v1/orders/{id}` */
@@ -42,7 +53,7 @@ export function toOpenApiPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}')
 }
 
-function _operation(route: RouteDef): JsonObject & { operationId: string } {
+function _operation(route: RouteDef, named: NamedSchemas): JsonObject & { operationId: string } {
   const authenticated = route.scope !== 'public'
   const op: JsonObject & { operationId: string } = {
     operationId: _operationId(route),
@@ -56,7 +67,7 @@ function _operation(route: RouteDef): JsonObject & { operationId: string } {
   if (route.method === 'POST') parameters.push(componentRef('parameters', 'IdempotencyKey'))
   if (parameters.length) op.parameters = parameters
   if (route.body) op.requestBody = _requestBody(route)
-  op.responses = _responses(route, authenticated)
+  op.responses = _responses(route, authenticated, named)
   return op
 }
 
@@ -103,13 +114,13 @@ function _requestBody(route: RouteDef): JsonObject {
 
 const GENERIC_OBJECT: JsonObject = { type: 'object' }
 const DELETED: JsonObject = {
-  type: 'object', required: ['id', 'deleted'],
+  type: 'object', required: ['id', 'deleted'], additionalProperties: false,
   properties: { id: { type: 'string' }, deleted: { const: true } },
 }
 
-function _responses(route: RouteDef, authenticated: boolean): JsonObject {
+function _responses(route: RouteDef, authenticated: boolean, named: NamedSchemas): JsonObject {
   const status = route.status ?? 200
-  const item = route.response ? toSchema(route.response, 'output') : route.method === 'DELETE' ? DELETED : GENERIC_OBJECT
+  const item = route.response ? toSchema(route.response, 'output', named) : route.method === 'DELETE' ? DELETED : GENERIC_OBJECT
   const schema = route.raw ? item : route.list ? _page(item) : { type: 'object', required: ['data'], properties: { data: item } }
   const headers: JsonObject = { 'X-Request-ID': componentRef('headers', 'X-Request-ID') }
   if (authenticated) for (const h of ['X-Tenant-ID', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) headers[h] = componentRef('headers', h)

@@ -14,7 +14,7 @@ export const systemRoutes: RouteDef[] = [
       } catch {
         throw new ApiError(503, 'unavailable', 'Database is not reachable')
       }
-      return { status: 'ok' }
+      return { status: 'ok' as const }
     },
   }),
 ]

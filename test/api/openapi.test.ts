@@ -8,6 +8,7 @@ import { toOpenApiPath } from '../../src/http/openapi.ts'
 import { scopeName } from '../../src/http/scopes.ts'
 import { VERSION } from '../../src/version.ts'
 import { orderBody, startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
+import { withComponents } from '../helpers/openapi.ts'
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect); formats are documentation here, not checked. */
 const ajv = new Ajv2020({ strict: true, allErrors: true, validateFormats: false })
@@ -132,7 +133,7 @@ describe('GET /v1/openapi.json', () => {
 
   test('real answers match the documented success and error shapes', async () => {
     const list = await tenant.request('GET', '/v1/orders?limit=1')
-    _assertMatches(doc.paths['/v1/orders'].get.responses['200'].content['application/json'].schema, list.body)
+    _assertMatches(withComponents(doc, doc.paths['/v1/orders'].get.responses['200'].content['application/json'].schema), list.body)
     const health = await app.request('GET', '/health')
     _assertMatches(doc.paths['/health'].get.responses['200'].content['application/json'].schema, health.body)
     const error = doc.components.schemas.Error

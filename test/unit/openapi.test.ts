@@ -90,3 +90,36 @@ test('two routes that would share an operationId fail loudly', () => {
   ]
   assert.throws(() => buildOpenApi(clash, '1.0.0'), /operationId getAB/)
 })
+
+test('response schemas named with v.title are components, referred to wherever they appear', async () => {
+  const Place = v.pipe(v.strictObject({ city: v.string() }), v.title('Place'))
+  const Trip = v.pipe(v.strictObject({ id: v.string(), from: Place, to: v.nullable(Place) }), v.title('Trip'))
+  const trips: RouteDef[] = [
+    defineRoute({ method: 'GET', path: '/v1/trips', scope: read, tag: 'Trips', summary: 'List', list: true, response: Trip,
+      handler: async () => ({ data: [], has_more: false, next_cursor: null }) }),
+    defineRoute({ method: 'GET', path: '/v1/trips/:id', scope: read, tag: 'Trips', summary: 'Read', params: { id: 'cnt' }, response: Trip,
+      handler: async () => ({ id: 'x', from: { city: 'Oslo' }, to: null }) }),
+    defineRoute({ method: 'GET', path: '/v1/places', scope: read, tag: 'Trips', summary: 'Places', response: v.array(Place), handler: async () => [] }),
+  ]
+  const d: any = buildOpenApi(trips, '1.0.0')
+  assert.equal((await new Validator().validate(structuredClone(d))).valid, true)
+  assert.deepEqual(Object.keys(d.components.schemas).sort(), ['Error', 'Place', 'Trip'])
+  const trip = d.components.schemas.Trip
+  assert.equal(trip.title, 'Trip')
+  assert.equal(trip.additionalProperties, false)
+  assert.deepEqual(trip.properties.from, { $ref: '#/components/schemas/Place' })
+  assert.deepEqual(trip.properties.to, { anyOf: [{ $ref: '#/components/schemas/Place' }, { type: 'null' }] })
+  const data = (path: string) => d.paths[path].get.responses['200'].content['application/json'].schema.properties.data
+  assert.deepEqual(data('/v1/trips').items, { $ref: '#/components/schemas/Trip' })
+  assert.deepEqual(data('/v1/trips/{id}'), { $ref: '#/components/schemas/Trip' })
+  assert.deepEqual(data('/v1/places'), { type: 'array', items: { $ref: '#/components/schemas/Place' } })
+})
+
+test('a name given to two different schemas, or the name Error, fails loudly', () => {
+  const route = (response: v.GenericSchema, path: string) =>
+    defineRoute({ method: 'GET', path, scope: 'public', tag: 'X', summary: path, response, handler: async () => ({}) as never })
+  const a = v.pipe(v.object({ a: v.string() }), v.title('Thing'))
+  const b = v.pipe(v.object({ b: v.string() }), v.title('Thing'))
+  assert.throws(() => buildOpenApi([route(a, '/a'), route(b, '/b')], '1.0.0'), /two different schemas are named Thing/)
+  assert.throws(() => buildOpenApi([route(v.pipe(v.object({}), v.title('Error')), '/e')], '1.0.0'), /Error is taken/)
+})
