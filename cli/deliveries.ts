@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander'
-import type { Delivery } from '../src/modules/webhooks/schema.ts'
+import type { Delivery, DeliveryDetail } from '../src/modules/webhooks/schema.ts'
 import { CliError, dataCommand, print, table, withDb } from './util.ts'
 
 const STATUSES = ['pending', 'delivered', 'failed']
@@ -87,7 +87,7 @@ function _row(d: Delivery): Record<string, unknown> {
   return { ...d, tenant: (d.payload as { tenant_id?: string } | null)?.tenant_id }
 }
 
-function _human(d: Delivery): string {
+function _human(d: DeliveryDetail): string {
   const lines = [
     `${d.id}  ${d.event}  ${d.status}  (webhook ${d.webhook_id}, event ${d.event_id})`,
     `created ${d.created_at}   attempts ${d.attempts}   last ${d.last_attempt_at ?? '-'}   delivered ${d.delivered_at ?? '-'}   next retry ${d.next_retry_at ?? '-'}`,

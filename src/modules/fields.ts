@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import type { ErrorDetail } from '../http/errors.ts'
 import { isCountry } from '../lib/countries.ts'
 import { isCurrency, MAX_MINOR, minorDigits, toMinor } from '../lib/money.ts'
+import type { AddressView } from './view-fields.ts'
 
 /** Field schemas shared by the travel resources. */
 
@@ -80,14 +81,8 @@ export const Address = v.strictObject({
 })
 
 export type AddressInput = v.InferOutput<typeof Address>
-export interface AddressValue {
-  line1: string
-  line2: string | null
-  city: string
-  region: string | null
-  postalCode: string | null
-  country: string
-}
+/** An address as stored and shown: every key present, `null` for the optional parts. */
+export type AddressValue = v.InferOutput<typeof AddressView>
 
 /** Address → its stored JSON text, keys in a fixed order so equal addresses compare equal as text. */
 export function toAddressJson(a: AddressInput | null | undefined): string | null {

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { Metadata, optionalText, text } from '../fields.ts'
+import * as out from '../view-fields.ts'
 
 export const CONTENT_STATUSES = ['draft', 'published'] as const
 export type ContentStatus = (typeof CONTENT_STATUSES)[number]
@@ -54,15 +55,21 @@ export type CreateContentInput = v.InferOutput<typeof CreateContentBody>
 export type UpdateContentInput = v.InferOutput<typeof UpdateContentBody>
 
 /** A content record as the API shows it. */
-export interface Content {
-  id: string
-  entity: string
-  slug: string
-  title: string
-  body: string | null
-  data: Record<string, unknown>
-  status: ContentStatus
-  metadata: Record<string, string>
-  createdAt: string
-  updatedAt: string
-}
+export const ContentView = v.pipe(
+  v.strictObject({
+    id: out.id('cnt'),
+    entity: v.pipe(v.string(), v.regex(ENTITY_PATTERN), v.description('The content type from the path, e.g. `destinations`')),
+    slug: v.pipe(Slug, v.description('Unique per tenant and entity')),
+    title: v.string(),
+    body: out.optionalText(),
+    data: v.pipe(v.record(v.string(), v.unknown()), v.description('Any JSON object; `{}` when none was given')),
+    status: v.picklist(CONTENT_STATUSES),
+    metadata: out.Metadata,
+    createdAt: out.createdAt,
+    updatedAt: out.updatedAt,
+  }),
+  v.title('Content'),
+  v.description('A content record as the API returns it'),
+)
+
+export type Content = v.InferOutput<typeof ContentView>

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
-import { Address, EmailQuery, LowerEmail, Metadata, Phone, optionalText, text, type AddressValue } from '../fields.ts'
+import { Address, EmailQuery, LowerEmail, Metadata, Phone, optionalText, text } from '../fields.ts'
+import * as out from '../view-fields.ts'
 
 const entries = {
   firstName: text(100),
@@ -31,18 +32,24 @@ export type CreateCustomerInput = v.InferOutput<typeof CreateCustomerBody>
 export type UpdateCustomerInput = v.InferOutput<typeof UpdateCustomerBody>
 
 /** The customer as the API shows it. */
-export interface Customer {
-  id: string
-  firstName: string
-  lastName: string
-  email: string
-  phone: string | null
-  address: AddressValue | null
-  notes: string | null
-  metadata: Record<string, string>
-  createdAt: string
-  updatedAt: string
-}
+export const CustomerView = v.pipe(
+  v.strictObject({
+    id: out.id('cus'),
+    firstName: v.string(),
+    lastName: v.string(),
+    email: v.pipe(out.Email, v.description('Stored in lower case')),
+    phone: out.optionalText(),
+    address: v.nullable(out.AddressView),
+    notes: out.optionalText(),
+    metadata: out.Metadata,
+    createdAt: out.createdAt,
+    updatedAt: out.updatedAt,
+  }),
+  v.title('Customer'),
+  v.description('A customer as the API returns it (GET, the answers of writes, and the `data` of customer events)'),
+)
+
+export type Customer = v.InferOutput<typeof CustomerView>
 
 /** What an order copies from its customer. */
 export interface CustomerContact {

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { CalendarDate, IdRef, Int, LowerEmail, Metadata, Phone, optionalText, text } from '../fields.ts'
+import * as out from '../view-fields.ts'
 
 export const INQUIRY_STATUSES = ['new', 'responded', 'closed'] as const
 export type InquiryStatus = (typeof INQUIRY_STATUSES)[number]
@@ -34,17 +35,23 @@ export type CreateInquiryInput = v.InferOutput<typeof CreateInquiryBody>
 export type UpdateInquiryInput = v.InferOutput<typeof UpdateInquiryBody>
 
 /** The inquiry as the API shows it. */
-export interface Inquiry {
-  id: string
-  name: string
-  email: string
-  phone: string | null
-  message: string
-  productId: string | null
-  travelDate: string | null
-  travelers: number | null
-  status: InquiryStatus
-  metadata: Record<string, string>
-  createdAt: string
-  updatedAt: string
-}
+export const InquiryView = v.pipe(
+  v.strictObject({
+    id: out.id('inq'),
+    name: v.string(),
+    email: v.pipe(out.Email, v.description('Stored in lower case')),
+    phone: out.optionalText(),
+    message: v.string(),
+    productId: out.ref('prd', 'The product asked about, if any'),
+    travelDate: out.optionalDate('Wished date of travel, if given'),
+    travelers: v.nullable(out.Int(1)),
+    status: v.pipe(v.picklist(INQUIRY_STATUSES), v.description('`new` on create; PATCH may set any of them')),
+    metadata: out.Metadata,
+    createdAt: out.createdAt,
+    updatedAt: out.updatedAt,
+  }),
+  v.title('Inquiry'),
+  v.description('An inquiry as the API returns it (GET, the answers of writes, and the `data` of inquiry.created)'),
+)
+
+export type Inquiry = v.InferOutput<typeof InquiryView>

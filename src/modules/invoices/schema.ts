@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { CalendarDate, Currency, IdRef, Metadata, Money, Quantity, text } from '../fields.ts'
+import * as out from '../view-fields.ts'
 
 export const INVOICE_STATUSES = ['open', 'paid', 'void'] as const
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number]
@@ -43,19 +44,30 @@ export type UpdateInvoiceInput = v.InferOutput<typeof UpdateInvoiceBody>
 export type InvoiceLineValue = v.InferOutput<typeof InvoiceLineInput>
 
 /** The invoice as the API shows it. */
-export interface Invoice {
-  id: string
-  invoiceNumber: string
-  status: InvoiceStatus
-  orderId: string | null
-  customerId: string | null
-  lines: { description: string; quantity: number; unitPrice: number; total: number }[]
-  total: number
-  amountPaid: number
-  currency: string
-  dueDate: string | null
-  paidAt: string | null
-  metadata: Record<string, string>
-  createdAt: string
-  updatedAt: string
-}
+export const InvoiceView = v.pipe(
+  v.strictObject({
+    id: out.id('inv'),
+    invoiceNumber: v.pipe(v.string(), v.regex(/^INV-\d{6,}$/), v.description('Per-tenant sequence, `INV-000001`')),
+    status: v.pipe(v.picklist(INVOICE_STATUSES), v.description('`open`, then `paid` or `void` (both final)')),
+    orderId: out.ref('ord', 'The order invoiced, if any'),
+    customerId: out.ref('cus', 'The customer invoiced, if any'),
+    lines: v.array(v.strictObject({
+      description: v.string(),
+      quantity: out.Int(1),
+      unitPrice: out.Money,
+      total: v.pipe(out.Money, v.description('`quantity × unitPrice`, in major units of `currency`')),
+    })),
+    total: v.pipe(out.Money, v.description('Sum of the lines\' totals, in major units of `currency`')),
+    amountPaid: v.pipe(out.Money, v.description('Received and kept so far: payments add to it, refunds take from it')),
+    currency: out.Currency,
+    dueDate: out.optionalDate('When payment is due, if set'),
+    paidAt: out.optionalTimestamp('When the invoice became `paid`; `null` until then'),
+    metadata: out.Metadata,
+    createdAt: out.createdAt,
+    updatedAt: out.updatedAt,
+  }),
+  v.title('Invoice'),
+  v.description('An invoice as the API returns it (GET, the answers of writes, and the `data` of invoice events)'),
+)
+
+export type Invoice = v.InferOutput<typeof InvoiceView>

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { CalendarDate, IdRef, Metadata, optionalText, text } from '../fields.ts'
+import * as out from '../view-fields.ts'
 
 /** At most one entry per day of a year-long trip. */
 export const MAX_DAYS = 366
@@ -46,24 +47,29 @@ export type CreateItineraryInput = v.InferOutput<typeof CreateItineraryBody>
 export type UpdateItineraryInput = v.InferOutput<typeof UpdateItineraryBody>
 export type ItineraryDayValue = v.InferOutput<typeof ItineraryDayInput>
 
-export interface ItineraryDay {
-  day: number
-  date: string | null
-  title: string
-  description: string | null
-  items: string[]
-}
-
 /** The itinerary as the API shows it. */
-export interface Itinerary {
-  id: string
-  title: string
-  orderId: string | null
-  customerId: string | null
-  startDate: string
-  endDate: string
-  days: ItineraryDay[]
-  metadata: Record<string, string>
-  createdAt: string
-  updatedAt: string
-}
+export const ItineraryView = v.pipe(
+  v.strictObject({
+    id: out.id('iti'),
+    title: v.string(),
+    orderId: out.ref('ord', 'The order this itinerary belongs to, if any'),
+    customerId: out.ref('cus', 'The customer travelling, if set'),
+    startDate: out.CalendarDate,
+    endDate: v.pipe(out.CalendarDate, v.description('Calendar date `YYYY-MM-DD`, not before `startDate`')),
+    days: v.array(v.strictObject({
+      day: v.pipe(out.Int(1, MAX_DAYS), v.description('Day of the trip; day 1 is `startDate`; unique within the itinerary')),
+      date: out.optionalDate('The day\'s date, within `startDate`..`endDate`, if given'),
+      title: v.string(),
+      description: out.optionalText(),
+      items: v.pipe(v.array(v.string()), v.description('Free-text entries of the day; `[]` when none')),
+    })),
+    metadata: out.Metadata,
+    createdAt: out.createdAt,
+    updatedAt: out.updatedAt,
+  }),
+  v.title('Itinerary'),
+  v.description('An itinerary as the API returns it (GET, the answers of writes, and the `data` of itinerary.created)'),
+)
+
+export type Itinerary = v.InferOutput<typeof ItineraryView>
+export type ItineraryDay = Itinerary['days'][number]

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { CalendarDate, Currency, Email, IdRef, Metadata, Money, Phone, Quantity, TimestampQuery, optionalText, text } from '../fields.ts'
+import * as out from '../view-fields.ts'
 
 export const ORDER_STATUSES = ['pending', 'confirmed', 'cancelled', 'completed'] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
@@ -67,18 +68,33 @@ export type UpdateOrderInput = v.InferOutput<typeof UpdateOrderBody>
 export type OrderCustomerValue = v.InferOutput<typeof OrderCustomer>
 
 /** The order as the API shows it. */
-export interface Order {
-  id: string
-  orderNumber: string
-  status: OrderStatus
-  customerId: string | null
-  customer: OrderCustomerValue
-  items: { productId: string | null; description: string; quantity: number; unitPrice: number; total: number }[]
-  total: number
-  currency: string
-  travelDate: string | null
-  notes: string | null
-  metadata: Record<string, string>
-  createdAt: string
-  updatedAt: string
-}
+export const OrderView = v.pipe(
+  v.strictObject({
+    id: out.id('ord'),
+    orderNumber: v.pipe(v.string(), v.regex(/^ORD-\d{6,}$/), v.description('Per-tenant sequence, `ORD-000001`')),
+    status: v.picklist(ORDER_STATUSES),
+    customerId: out.ref('cus', 'The linked customer; `null` when the order is not linked to one'),
+    customer: v.pipe(
+      v.strictObject({ firstName: v.string(), lastName: v.string(), email: out.Email, phone: v.nullable(v.string()) }),
+      v.description('The contact as given, or as copied from the customer `customerId` names'),
+    ),
+    items: v.array(v.strictObject({
+      productId: out.ref('prd', 'The product this item is for, if any'),
+      description: v.string(),
+      quantity: out.Int(1),
+      unitPrice: out.Money,
+      total: v.pipe(out.Money, v.description('`quantity × unitPrice`, in major units of `currency`')),
+    })),
+    total: v.pipe(out.Money, v.description('Sum of the items\' totals, in major units of `currency`')),
+    currency: out.Currency,
+    travelDate: out.optionalDate('Date of travel, if known'),
+    notes: out.optionalText(),
+    metadata: out.Metadata,
+    createdAt: out.createdAt,
+    updatedAt: out.updatedAt,
+  }),
+  v.title('Order'),
+  v.description('An order as the API returns it (GET, the answers of writes, and the `data` of order events)'),
+)
+
+export type Order = v.InferOutput<typeof OrderView>

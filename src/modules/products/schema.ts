@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { BoolQuery, Currency, Int, Metadata, Money, optionalText, text } from '../fields.ts'
+import * as out from '../view-fields.ts'
 
 /** A product code: letters, digits and `._-`, unique per tenant; compared exactly (case-sensitive). */
 export const ProductCode = v.pipe(
@@ -41,18 +42,24 @@ export type CreateProductInput = v.InferOutput<typeof CreateProductBody>
 export type UpdateProductInput = v.InferOutput<typeof UpdateProductBody>
 
 /** The product as the API shows it; `price` in major units of `currency`. */
-export interface Product {
-  id: string
-  name: string
-  description: string | null
-  code: string | null
-  price: number
-  currency: string
-  durationMinutes: number | null
-  location: string | null
-  capacity: number | null
-  active: boolean
-  metadata: Record<string, string>
-  createdAt: string
-  updatedAt: string
-}
+export const ProductView = v.pipe(
+  v.strictObject({
+    id: out.id('prd'),
+    name: v.string(),
+    description: out.optionalText(),
+    code: out.optionalText('Your code for the product, unique per tenant (letters, digits, `.`, `_`, `-`)'),
+    price: out.Money,
+    currency: out.Currency,
+    durationMinutes: v.nullable(out.Int(1)),
+    location: out.optionalText(),
+    capacity: v.nullable(out.Int(1)),
+    active: v.boolean(),
+    metadata: out.Metadata,
+    createdAt: out.createdAt,
+    updatedAt: out.updatedAt,
+  }),
+  v.title('Product'),
+  v.description('A product (tour) as the API returns it (GET, the answers of writes, and the `data` of product events)'),
+)
+
+export type Product = v.InferOutput<typeof ProductView>

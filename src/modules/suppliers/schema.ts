@@ -1,5 +1,6 @@
 import * as v from 'valibot'
-import { Address, LowerEmail, Metadata, Phone, optionalText, text, type AddressValue } from '../fields.ts'
+import { Address, LowerEmail, Metadata, Phone, optionalText, text } from '../fields.ts'
+import * as out from '../view-fields.ts'
 
 export const SUPPLIER_TYPES = ['hotel', 'transport', 'guide', 'activity', 'other'] as const
 export type SupplierType = (typeof SUPPLIER_TYPES)[number]
@@ -28,15 +29,21 @@ export type CreateSupplierInput = v.InferOutput<typeof CreateSupplierBody>
 export type UpdateSupplierInput = v.InferOutput<typeof UpdateSupplierBody>
 
 /** The supplier as the API shows it. */
-export interface Supplier {
-  id: string
-  name: string
-  type: SupplierType
-  email: string | null
-  phone: string | null
-  address: AddressValue | null
-  notes: string | null
-  metadata: Record<string, string>
-  createdAt: string
-  updatedAt: string
-}
+export const SupplierView = v.pipe(
+  v.strictObject({
+    id: out.id('sup'),
+    name: v.string(),
+    type: v.picklist(SUPPLIER_TYPES),
+    email: v.pipe(v.nullable(out.Email), v.description('Stored in lower case')),
+    phone: out.optionalText(),
+    address: v.nullable(out.AddressView),
+    notes: out.optionalText(),
+    metadata: out.Metadata,
+    createdAt: out.createdAt,
+    updatedAt: out.updatedAt,
+  }),
+  v.title('Supplier'),
+  v.description('A supplier as the API returns it'),
+)
+
+export type Supplier = v.InferOutput<typeof SupplierView>

@@ -4,13 +4,13 @@ import { requeueDeliveries } from '../../delivery/requeue.ts'
 import { conflict, notFound } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import * as repo from './repo.ts'
-import type { Delivery } from './schema.ts'
+import type { Delivery, DeliveryDetail } from './schema.ts'
 
 export function toDelivery(row: repo.DeliveryWithPayload): Delivery {
   return {
     id: row.id,
     webhook_id: row.webhook_id,
-    event: row.event,
+    event: row.event as Delivery['event'],
     event_id: row.event_id,
     status: row.status as Delivery['status'],
     response_code: row.response_code,
@@ -33,25 +33,25 @@ export async function listDeliveries(
   return toPage(rows, q.limit, toDelivery)
 }
 
-export async function getDelivery(ctx: TenantContext, id: string): Promise<Delivery> {
+export async function getDelivery(ctx: TenantContext, id: string): Promise<DeliveryDetail> {
   const row = await repo.findDelivery(ctx.db, ctx.tenantId, id)
   if (!row) throw notFound(`No delivery ${id}`)
   return toDeliveryWithAttempts(row, await repo.attemptsOf(ctx.db, ctx.tenantId, id))
 }
 
 /** The single-record view: the delivery and every attempt, oldest first. */
-export function toDeliveryWithAttempts(row: repo.DeliveryWithPayload, attempts: readonly DeliveryAttemptRow[]): Delivery {
+export function toDeliveryWithAttempts(row: repo.DeliveryWithPayload, attempts: readonly DeliveryAttemptRow[]): DeliveryDetail {
   return {
     ...toDelivery(row),
     attempt_log: attempts.map((a) => ({
-      attempt: a.attempt, at: a.at, trigger: a.trigger, response_code: a.response_code,
+      attempt: a.attempt, at: a.at, trigger: a.trigger as DeliveryDetail['attempt_log'][number]['trigger'], response_code: a.response_code,
       duration_ms: a.duration_ms, error: a.error, response_body: a.response_body,
     })),
   }
 }
 
 /** Queues an immediate new attempt of a delivered or failed record (not of one already waiting for its first). */
-export async function retryDelivery(ctx: TenantContext, id: string): Promise<Delivery> {
+export async function retryDelivery(ctx: TenantContext, id: string): Promise<DeliveryDetail> {
   const row = await repo.findDelivery(ctx.db, ctx.tenantId, id)
   if (!row) throw notFound(`No delivery ${id}`)
   if (row.status === 'pending') throw conflict(`Delivery ${id} has not had its first attempt yet`)

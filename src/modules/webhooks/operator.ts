@@ -2,7 +2,7 @@ import type { Db } from '../../db/connect.ts'
 import { requeueDeliveries } from '../../delivery/requeue.ts'
 import { toDelivery, toDeliveryWithAttempts } from './deliveries.ts'
 import type { DeliveryWithPayload } from './repo.ts'
-import type { Delivery } from './schema.ts'
+import type { Delivery, DeliveryDetail } from './schema.ts'
 
 /**
  * The operator's view of deliveries, for `travelops deliveries …`: it spans tenants unless a
@@ -28,7 +28,7 @@ export async function listDeliveriesAnyTenant(db: Db, f: OperatorDeliveryFilter)
 }
 
 /** One record with its payload and every attempt, whichever tenant it belongs to. */
-export async function getDeliveryAnyTenant(db: Db, id: string): Promise<Delivery | undefined> {
+export async function getDeliveryAnyTenant(db: Db, id: string): Promise<DeliveryDetail | undefined> {
   const row = await _withPayload(db).where('deliveries.id', '=', id).executeTakeFirst()
   if (!row) return undefined
   const attempts = await db.selectFrom('delivery_attempts').selectAll()

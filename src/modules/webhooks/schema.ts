@@ -1,6 +1,8 @@
 import * as v from 'valibot'
 import { EVENT_NAMES, isEventName } from '../../events/catalog.ts'
 import { TimestampQuery } from '../fields.ts'
+import * as out from '../view-fields.ts'
+import { EventView } from './event-view.ts'
 
 const RESERVED = /^(content-type|content-length|host|user-agent|x-webhook-.*)$/i
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/
@@ -70,29 +72,66 @@ export type CreateWebhookInput = v.InferOutput<typeof CreateWebhookBody>
 export type UpdateWebhookInput = v.InferOutput<typeof UpdateWebhookBody>
 
 /** A subscription as the API shows it: never its secret or header values. */
-export interface Webhook {
-  id: string
-  url: string
-  events: string[]
-  active: boolean
-  retry_count: number
-  header_names: string[]
-  created_at: string
-  updated_at: string
+export const WebhookView = v.pipe(
+  v.strictObject({
+    id: out.id('wh'),
+    url: v.pipe(v.string(), v.url()),
+    events: v.pipe(v.array(v.picklist(['*', ...EVENT_NAMES])), v.description('The event names sent to this subscription; `["*"]` for every event')),
+    active: v.boolean(),
+    retry_count: v.pipe(out.Int(0), v.description('Automatic retries after a failed attempt')),
+    header_names: v.pipe(v.array(v.string()), v.description('Names of the custom headers sent with every delivery; their values are never shown')),
+    created_at: out.createdAt,
+    updated_at: out.updatedAt,
+  }),
+  v.title('Webhook'),
+  v.description('A webhook subscription as the API returns it: never its secret or header values'),
+)
+
+export type Webhook = v.InferOutput<typeof WebhookView>
+
+const HttpStatus = v.pipe(v.number(), v.integer())
+
+const deliveryEntries = {
+  id: out.id('del'),
+  webhook_id: v.pipe(out.id('wh'), v.description('The subscription; a deleted subscription\'s records keep its id')),
+  event: v.picklist(EVENT_NAMES),
+  event_id: out.id('evt'),
+  status: v.pipe(v.picklist(DELIVERY_STATUSES), v.description('`pending` until the first attempt finishes, then `delivered` or `failed`')),
+  response_code: v.pipe(v.nullable(HttpStatus), v.description('HTTP status of the last attempt; `null` before the first or when no response arrived')),
+  attempts: v.pipe(out.Int(0), v.description('Attempts made so far')),
+  created_at: out.createdAt,
+  delivered_at: out.optionalTimestamp('When the latest successful attempt finished; a later failed manual retry leaves it'),
+  last_attempt_at: out.optionalTimestamp('When the latest attempt finished'),
+  next_retry_at: out.optionalTimestamp('When the next automatic retry is due; only while `failed` with retries left'),
+  payload: EventView,
 }
 
-export interface Delivery {
-  id: string
-  webhook_id: string
-  event: string
-  event_id: string
-  status: (typeof DELIVERY_STATUSES)[number]
-  response_code: number | null
-  attempts: number
-  created_at: string
-  delivered_at: string | null
-  last_attempt_at: string | null
-  next_retry_at: string | null
-  payload: unknown
-  attempt_log?: { attempt: number; at: string; trigger: string; response_code: number | null; duration_ms: number; error: string | null; response_body: string | null }[]
-}
+/** A delivery record as lists show it. */
+export const DeliveryView = v.pipe(
+  v.strictObject(deliveryEntries),
+  v.title('Delivery'),
+  v.description('A delivery record: one event for one subscription, with the exact body sent as `payload`'),
+)
+
+export const DeliveryAttemptView = v.pipe(
+  v.strictObject({
+    attempt: out.Int(1),
+    at: v.pipe(out.Timestamp, v.description('When the attempt finished')),
+    trigger: v.pipe(v.picklist(['auto', 'manual']), v.description('`auto`: the first attempt or a scheduled retry; `manual`: a retry asked for')),
+    response_code: v.pipe(v.nullable(HttpStatus), v.description('`null` when no complete response arrived in time')),
+    duration_ms: out.Int(0),
+    error: out.optionalText('Why the attempt failed without a response (timeout, refused, blocked address), else `null`'),
+    response_body: out.optionalText('The first 4 KB of the response body as text; `null` when there was no response'),
+  }),
+  v.title('DeliveryAttempt'),
+)
+
+/** The single-record view: the delivery and every attempt, oldest first. */
+export const DeliveryDetailView = v.pipe(
+  v.strictObject({ ...deliveryEntries, attempt_log: v.array(DeliveryAttemptView) }),
+  v.title('DeliveryWithAttempts'),
+  v.description('A delivery record with every attempt, oldest first (GET /v1/webhooks/deliveries/{id} and its retry)'),
+)
+
+export type Delivery = v.InferOutput<typeof DeliveryView>
+export type DeliveryDetail = v.InferOutput<typeof DeliveryDetailView>

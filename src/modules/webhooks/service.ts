@@ -12,7 +12,7 @@ export function toWebhook(row: WebhookRow): Webhook {
   return {
     id: row.id,
     url: row.url,
-    events: JSON.parse(row.events) as string[],
+    events: JSON.parse(row.events) as Webhook['events'],
     active: row.active === 1,
     retry_count: row.retry_count,
     header_names: Object.keys(JSON.parse(row.headers) as Record<string, string>),
