@@ -1,5 +1,5 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
-import { CONTENT_READ_ONLY, CreateContentBody, ENTITY_PATTERN, ListContentQuery, UpdateContentBody } from './schema.ts'
+import { CONTENT_READ_ONLY, ContentView, CreateContentBody, ENTITY_PATTERN, ListContentQuery, UpdateContentBody } from './schema.ts'
 import * as content from './service.ts'
 
 const read = { resource: 'content', action: 'read' } as const
@@ -14,20 +14,24 @@ export const contentRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/content/:entity', scope: read, tag, summary: 'List records of a content type, newest first',
     params: listParams, list: true, query: ListContentQuery,
+    response: ContentView,
     handler: ({ ctx, params, query }) => content.listContent(ctx, params.entity!, query),
   }),
   defineRoute({
     method: 'POST', path: '/v1/content/:entity', scope: write, tag, summary: 'Create a content record', status: 201,
     params: listParams, body: CreateContentBody, readOnly: CONTENT_READ_ONLY,
+    response: ContentView,
     handler: ({ ctx, params, body }) => content.createContent(ctx, params.entity!, body),
   }),
   defineRoute({
     method: 'GET', path: '/v1/content/:entity/:id', scope: read, tag, summary: 'Read a content record', params,
+    response: ContentView,
     handler: ({ ctx, params }) => content.getContent(ctx, params.entity!, params.id!),
   }),
   defineRoute({
     method: 'PATCH', path: '/v1/content/:entity/:id', scope: write, tag, summary: 'Update a content record', params,
     body: UpdateContentBody, readOnly: CONTENT_READ_ONLY,
+    response: ContentView,
     handler: ({ ctx, params, body }) => content.updateContent(ctx, params.entity!, params.id!, body),
   }),
   defineRoute({

@@ -1,5 +1,5 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
-import { CreateInquiryBody, INQUIRY_PATCH_READ_ONLY, INQUIRY_READ_ONLY, UpdateInquiryBody } from './schema.ts'
+import { CreateInquiryBody, INQUIRY_PATCH_READ_ONLY, INQUIRY_READ_ONLY, InquiryView, UpdateInquiryBody } from './schema.ts'
 import * as inquiries from './service.ts'
 
 const read = { resource: 'inquiries', action: 'read' } as const
@@ -10,20 +10,24 @@ const params = { id: 'inq' } as const
 export const inquiryRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/inquiries', scope: read, tag, summary: 'List inquiries, newest first', list: true,
+    response: InquiryView,
     handler: ({ ctx, query }) => inquiries.listInquiries(ctx, query),
   }),
   defineRoute({
     method: 'POST', path: '/v1/inquiries', scope: write, tag, summary: 'Create an inquiry (status new)', status: 201,
     body: CreateInquiryBody, readOnly: INQUIRY_READ_ONLY, events: ['inquiry.created'],
+    response: InquiryView,
     handler: ({ ctx, body }) => inquiries.createInquiry(ctx, body),
   }),
   defineRoute({
     method: 'GET', path: '/v1/inquiries/:id', scope: read, tag, summary: 'Read an inquiry', params,
+    response: InquiryView,
     handler: ({ ctx, params }) => inquiries.getInquiry(ctx, params.id!),
   }),
   defineRoute({
     method: 'PATCH', path: '/v1/inquiries/:id', scope: write, tag, summary: 'Update an inquiry, including its status', params,
     body: UpdateInquiryBody, readOnly: INQUIRY_PATCH_READ_ONLY,
+    response: InquiryView,
     handler: ({ ctx, params, body }) => inquiries.updateInquiry(ctx, params.id!, body),
   }),
   defineRoute({

@@ -1,5 +1,5 @@
 import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.ts'
-import { CreateInvoiceBody, INVOICE_PATCH_READ_ONLY, INVOICE_READ_ONLY, ListInvoicesQuery, UpdateInvoiceBody } from './schema.ts'
+import { CreateInvoiceBody, INVOICE_PATCH_READ_ONLY, INVOICE_READ_ONLY, InvoiceView, ListInvoicesQuery, UpdateInvoiceBody } from './schema.ts'
 import * as invoices from './service.ts'
 
 const read = { resource: 'invoices', action: 'read' } as const
@@ -10,20 +10,24 @@ const params = { id: 'inv' } as const
 export const invoiceRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/invoices', scope: read, tag, summary: 'List invoices, newest first', list: true, query: ListInvoicesQuery,
+    response: InvoiceView,
     handler: ({ ctx, query }) => invoices.listInvoices(ctx, query),
   }),
   defineRoute({
     method: 'POST', path: '/v1/invoices', scope: write, tag, summary: 'Create an open invoice', status: 201,
     body: CreateInvoiceBody, readOnly: INVOICE_READ_ONLY, events: ['invoice.created'],
+    response: InvoiceView,
     handler: ({ ctx, body }) => invoices.createInvoice(ctx, body),
   }),
   defineRoute({
     method: 'GET', path: '/v1/invoices/:id', scope: read, tag, summary: 'Read an invoice', params,
+    response: InvoiceView,
     handler: ({ ctx, params }) => invoices.getInvoice(ctx, params.id!),
   }),
   defineRoute({
     method: 'PATCH', path: '/v1/invoices/:id', scope: write, tag, summary: 'Update an open invoice, or void it', params,
     body: UpdateInvoiceBody, readOnly: INVOICE_PATCH_READ_ONLY, events: ['invoice.paid'],
+    response: InvoiceView,
     handler: ({ ctx, params, body }) => invoices.updateInvoice(ctx, params.id!, body),
   }),
   defineRoute({
@@ -33,6 +37,7 @@ export const invoiceRoutes: RouteDef[] = [
   defineRoute({
     method: 'POST', path: '/v1/invoices/:id/pay', scope: write, tag, summary: 'Mark an open invoice paid (balance settled outside travelops)', params,
     body: EmptyBody, events: ['invoice.paid'],
+    response: InvoiceView,
     handler: ({ ctx, params }) => invoices.payInvoice(ctx, params.id!),
   }),
 ]

@@ -1,5 +1,5 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
-import { CreateItineraryBody, ITINERARY_READ_ONLY, ListItinerariesQuery, UpdateItineraryBody } from './schema.ts'
+import { CreateItineraryBody, ITINERARY_READ_ONLY, ItineraryView, ListItinerariesQuery, UpdateItineraryBody } from './schema.ts'
 import * as itineraries from './service.ts'
 
 const read = { resource: 'itineraries', action: 'read' } as const
@@ -10,20 +10,24 @@ const params = { id: 'iti' } as const
 export const itineraryRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/itineraries', scope: read, tag, summary: 'List itineraries, newest first', list: true, query: ListItinerariesQuery,
+    response: ItineraryView,
     handler: ({ ctx, query }) => itineraries.listItineraries(ctx, query),
   }),
   defineRoute({
     method: 'POST', path: '/v1/itineraries', scope: write, tag, summary: 'Create an itinerary', status: 201,
     body: CreateItineraryBody, readOnly: ITINERARY_READ_ONLY, events: ['itinerary.created'],
+    response: ItineraryView,
     handler: ({ ctx, body }) => itineraries.createItinerary(ctx, body),
   }),
   defineRoute({
     method: 'GET', path: '/v1/itineraries/:id', scope: read, tag, summary: 'Read an itinerary', params,
+    response: ItineraryView,
     handler: ({ ctx, params }) => itineraries.getItinerary(ctx, params.id!),
   }),
   defineRoute({
     method: 'PATCH', path: '/v1/itineraries/:id', scope: write, tag, summary: 'Update an itinerary', params,
     body: UpdateItineraryBody, readOnly: ITINERARY_READ_ONLY,
+    response: ItineraryView,
     handler: ({ ctx, params, body }) => itineraries.updateItinerary(ctx, params.id!, body),
   }),
   defineRoute({

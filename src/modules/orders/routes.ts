@@ -1,5 +1,5 @@
 import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.ts'
-import { CreateOrderBody, ListOrdersQuery, ORDER_PATCH_READ_ONLY, ORDER_READ_ONLY, UpdateOrderBody } from './schema.ts'
+import { CreateOrderBody, ListOrdersQuery, ORDER_PATCH_READ_ONLY, ORDER_READ_ONLY, OrderView, UpdateOrderBody } from './schema.ts'
 import * as orders from './service.ts'
 
 const read = { resource: 'orders', action: 'read' } as const
@@ -10,20 +10,24 @@ const params = { id: 'ord' } as const
 export const orderRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/orders', scope: read, tag, summary: 'List orders, newest first', list: true, query: ListOrdersQuery,
+    response: OrderView,
     handler: ({ ctx, query }) => orders.listOrders(ctx, query),
   }),
   defineRoute({
     method: 'POST', path: '/v1/orders', scope: write, tag, summary: 'Create an order', status: 201,
     body: CreateOrderBody, readOnly: ORDER_READ_ONLY, events: ['order.created'],
+    response: OrderView,
     handler: ({ ctx, body }) => orders.createOrder(ctx, body),
   }),
   defineRoute({
     method: 'GET', path: '/v1/orders/:id', scope: read, tag, summary: 'Read an order', params,
+    response: OrderView,
     handler: ({ ctx, params }) => orders.getOrder(ctx, params.id!),
   }),
   defineRoute({
     method: 'PATCH', path: '/v1/orders/:id', scope: write, tag, summary: 'Update an order', params,
     body: UpdateOrderBody, readOnly: ORDER_PATCH_READ_ONLY, events: ['order.updated', 'order.confirmed', 'order.cancelled'],
+    response: OrderView,
     handler: ({ ctx, params, body }) => orders.updateOrder(ctx, params.id!, body),
   }),
   defineRoute({
@@ -33,11 +37,13 @@ export const orderRoutes: RouteDef[] = [
   defineRoute({
     method: 'POST', path: '/v1/orders/:id/confirm', scope: write, tag, summary: 'Confirm a pending order', params,
     body: EmptyBody, events: ['order.confirmed', 'order.updated'],
+    response: OrderView,
     handler: ({ ctx, params }) => orders.transitionOrder(ctx, params.id!, 'confirmed'),
   }),
   defineRoute({
     method: 'POST', path: '/v1/orders/:id/cancel', scope: write, tag, summary: 'Cancel a pending or confirmed order', params,
     body: EmptyBody, events: ['order.cancelled', 'order.updated'],
+    response: OrderView,
     handler: ({ ctx, params }) => orders.transitionOrder(ctx, params.id!, 'cancelled'),
   }),
 ]

@@ -1,5 +1,5 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
-import { CreatePaymentBody, ListPaymentsQuery, PAYMENT_READ_ONLY, RefundPaymentBody } from './schema.ts'
+import { CreatePaymentBody, ListPaymentsQuery, PAYMENT_READ_ONLY, PaymentView, RefundPaymentBody } from './schema.ts'
 import * as payments from './service.ts'
 
 const read = { resource: 'payments', action: 'read' } as const
@@ -11,20 +11,24 @@ const params = { id: 'pay' } as const
 export const paymentRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/payments', scope: read, tag, summary: 'List payments, newest first', list: true, query: ListPaymentsQuery,
+    response: PaymentView,
     handler: ({ ctx, query }) => payments.listPayments(ctx, query),
   }),
   defineRoute({
     method: 'POST', path: '/v1/payments', scope: write, tag, summary: 'Record a payment', status: 201,
     body: CreatePaymentBody, readOnly: PAYMENT_READ_ONLY, events: ['payment.received', 'invoice.paid'],
+    response: PaymentView,
     handler: ({ ctx, body }) => payments.createPayment(ctx, body),
   }),
   defineRoute({
     method: 'GET', path: '/v1/payments/:id', scope: read, tag, summary: 'Read a payment', params,
+    response: PaymentView,
     handler: ({ ctx, params }) => payments.getPayment(ctx, params.id!),
   }),
   defineRoute({
     method: 'POST', path: '/v1/payments/:id/refund', scope: write, tag, summary: 'Refund a payment, in part or in full', params,
     body: RefundPaymentBody, events: ['payment.refunded'],
+    response: PaymentView,
     handler: ({ ctx, params, body }) => payments.refundPayment(ctx, params.id!, body),
   }),
 ]

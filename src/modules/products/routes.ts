@@ -1,5 +1,5 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
-import { CreateProductBody, ListProductsQuery, PRODUCT_READ_ONLY, UpdateProductBody } from './schema.ts'
+import { CreateProductBody, ListProductsQuery, PRODUCT_READ_ONLY, ProductView, UpdateProductBody } from './schema.ts'
 import * as products from './service.ts'
 
 const read = { resource: 'products', action: 'read' } as const
@@ -10,20 +10,24 @@ const params = { id: 'prd' } as const
 export const productRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/products', scope: read, tag, summary: 'List products, newest first', list: true, query: ListProductsQuery,
+    response: ProductView,
     handler: ({ ctx, query }) => products.listProducts(ctx, query),
   }),
   defineRoute({
     method: 'POST', path: '/v1/products', scope: write, tag, summary: 'Create a product', status: 201,
     body: CreateProductBody, readOnly: PRODUCT_READ_ONLY, events: ['product.created'],
+    response: ProductView,
     handler: ({ ctx, body }) => products.createProduct(ctx, body),
   }),
   defineRoute({
     method: 'GET', path: '/v1/products/:id', scope: read, tag, summary: 'Read a product', params,
+    response: ProductView,
     handler: ({ ctx, params }) => products.getProduct(ctx, params.id!),
   }),
   defineRoute({
     method: 'PATCH', path: '/v1/products/:id', scope: write, tag, summary: 'Update a product', params,
     body: UpdateProductBody, readOnly: PRODUCT_READ_ONLY, events: ['product.updated'],
+    response: ProductView,
     handler: ({ ctx, params, body }) => products.updateProduct(ctx, params.id!, body),
   }),
   defineRoute({

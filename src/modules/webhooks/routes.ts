@@ -1,6 +1,6 @@
 import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.ts'
 import * as deliveries from './deliveries.ts'
-import { CreateWebhookBody, ListDeliveriesQuery, UpdateWebhookBody, WEBHOOK_READ_ONLY } from './schema.ts'
+import { CreateWebhookBody, DeliveryDetailView, DeliveryView, ListDeliveriesQuery, UpdateWebhookBody, WEBHOOK_READ_ONLY, WebhookView } from './schema.ts'
 import * as webhooks from './service.ts'
 
 const read = { resource: 'webhooks', action: 'read' } as const
@@ -10,35 +10,42 @@ const tag = 'Webhooks'
 export const webhookRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/webhooks', scope: read, tag, summary: 'List webhook subscriptions', list: true,
+    response: WebhookView,
     handler: ({ ctx, query }) => webhooks.listWebhooks(ctx, query),
   }),
   defineRoute({
     method: 'POST', path: '/v1/webhooks', scope: write, tag, summary: 'Create a webhook subscription', status: 201,
     body: CreateWebhookBody, readOnly: [...WEBHOOK_READ_ONLY, 'active'],
+    response: WebhookView,
     handler: ({ ctx, body }) => webhooks.createWebhook(ctx, body),
   }),
   defineRoute({
     method: 'GET', path: '/v1/webhooks/deliveries', scope: read, tag, summary: 'List delivery records, newest first', list: true,
     query: ListDeliveriesQuery,
+    response: DeliveryView,
     handler: ({ ctx, query }) => deliveries.listDeliveries(ctx, query),
   }),
   defineRoute({
     method: 'GET', path: '/v1/webhooks/deliveries/:id', scope: read, tag, summary: 'Read a delivery with its payload and every attempt',
     params: { id: 'del' },
+    response: DeliveryDetailView,
     handler: ({ ctx, params }) => deliveries.getDelivery(ctx, params.id!),
   }),
   defineRoute({
     method: 'POST', path: '/v1/webhooks/deliveries/:id/retry', scope: write, tag, summary: 'Queue an immediate new attempt',
     params: { id: 'del' }, body: EmptyBody,
+    response: DeliveryDetailView,
     handler: ({ ctx, params }) => deliveries.retryDelivery(ctx, params.id!),
   }),
   defineRoute({
     method: 'GET', path: '/v1/webhooks/:id', scope: read, tag, summary: 'Read a webhook subscription', params: { id: 'wh' },
+    response: WebhookView,
     handler: ({ ctx, params }) => webhooks.getWebhook(ctx, params.id!),
   }),
   defineRoute({
     method: 'PATCH', path: '/v1/webhooks/:id', scope: write, tag, summary: 'Update a subscription (url, events, secret rotation, headers, active)',
     params: { id: 'wh' }, body: UpdateWebhookBody, readOnly: WEBHOOK_READ_ONLY,
+    response: WebhookView,
     handler: ({ ctx, params, body }) => webhooks.updateWebhook(ctx, params.id!, body),
   }),
   defineRoute({
