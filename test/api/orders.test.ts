@@ -34,6 +34,9 @@ scenarios<F>('orders', async (base) => {
     assert.deepEqual(o.items[0], { productId: null, description: 'Fjord cruise', quantity: 2, unitPrice: 149.5, total: 299 })
     assert.match(o.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   } },
+  { name: 'the customer email is stored in lower case, like customers\' emails', method: 'POST', path: '/v1/orders',
+    body: orderBody({ customer: { firstName: 'Ada', lastName: 'Lovelace', email: 'Ada@Example.COM' } }), status: 201,
+    check: (r) => assert.equal(r.body.data.customer.email, 'ada@example.com') },
   { name: 'list newest first', method: 'GET', path: '/v1/orders', status: 200, check: (r, f) => {
     assert.equal(r.body.has_more, false)
     assert.equal(r.body.next_cursor, null)

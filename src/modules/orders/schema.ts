@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { CalendarDate, Currency, Email, IdRef, Metadata, Money, Phone, Quantity, TimestampQuery, optionalText, text } from '../fields.ts'
+import { CalendarDate, Currency, LowerEmail, IdRef, Metadata, Money, Phone, Quantity, TimestampQuery, optionalText, text } from '../fields.ts'
 import * as out from '../view-fields.ts'
 
 export const ORDER_STATUSES = ['pending', 'confirmed', 'cancelled', 'completed'] as const
@@ -8,7 +8,7 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number]
 export const OrderCustomer = v.strictObject({
   firstName: text(100),
   lastName: text(100),
-  email: Email,
+  email: LowerEmail,
   phone: v.optional(v.nullable(Phone)),
 })
 
