@@ -134,6 +134,19 @@ describe('Idempotency-Key', () => {
     assert.equal(path.body.error.code, 'idempotency_conflict')
   })
 
+  test('the conflict is found before the body is validated: another path or body is 409 even when it would be a 422', async () => {
+    const headers = { 'idempotency-key': 'order-abc-3' }
+    assert.equal((await t.request('POST', '/v1/orders', { body: orderBody(), headers })).status, 201)
+    // The order's body is no customer, and {} is no order: the key's mismatch is what the client must hear.
+    for (const [path, body] of [['/v1/customers', orderBody()], ['/v1/orders', {}], ['/v1/orders', orderBody({ total: 1 })]] as const) {
+      const r = await t.request('POST', path, { body, headers })
+      assert.equal(r.status, 409, `${path} ${JSON.stringify(body).slice(0, 40)}: ${r.text}`)
+      assert.equal(r.body.error.code, 'idempotency_conflict')
+    }
+    const customers = await t.request('GET', '/v1/customers')
+    assert.equal(customers.body.data.length, 0)
+  })
+
   test('keys are per API key, and a stored 409 is replayed as 409', async () => {
     const other = await t.newKey()
     const headers = { 'idempotency-key': 'order-abc-1' }
