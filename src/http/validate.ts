@@ -6,18 +6,40 @@ import { formatPath, issuesToDetails, validationFailed, type ErrorDetail } from 
  * first unknown key of an object, so unknown keys are found by walking the schema here.
  */
 export function validateBody<S extends v.GenericSchema>(schema: S, value: unknown, readOnly: ReadonlySet<string> = new Set()): v.InferOutput<S> {
+  // valibot's object and record schemas take an array for an object (`[]` passes as `{}`).
+  const arrays = _arraysForObjects(schema, value, [])
   const r = v.safeParse(schema, value, { abortEarly: false })
-  if (r.success) return r.output
-  const issues = r.issues.filter((i) => !(i.type === 'strict_object' && i.expected === 'never'))
+  if (r.success && arrays.length === 0) return r.output
+  const issues = r.success ? [] : r.issues.filter((i) => !(i.type === 'strict_object' && i.expected === 'never'))
   const details: ErrorDetail[] = [...issuesToDetails(issues, readOnly)]
   for (const keys of _unknownKeys(schema, value, [])) {
     const field = String(keys[keys.length - 1])
     details.push({ path: formatPath(keys), message: readOnly.has(field) ? `'${field}' is read-only` : `unknown field '${field}'` })
   }
+  for (const keys of arrays) details.push({ path: formatPath(keys), message: 'expected Object but received Array' })
   throw validationFailed(details.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
 }
 
-type AnySchema = { type: string; entries?: Record<string, AnySchema>; wrapped?: AnySchema; item?: AnySchema }
+type AnySchema = { type: string; entries?: Record<string, AnySchema>; wrapped?: AnySchema; item?: AnySchema; value?: AnySchema }
+
+const WRAPPERS = new Set(['optional', 'nullable', 'nullish', 'exact_optional', 'non_optional', 'non_nullable'])
+
+/** Paths where the body has an array and the schema an object or a record. */
+function _arraysForObjects(schema: AnySchema, value: unknown, at: (string | number)[]): (string | number)[][] {
+  if (value === null || typeof value !== 'object') return []
+  if (WRAPPERS.has(schema.type)) return schema.wrapped ? _arraysForObjects(schema.wrapped, value, at) : []
+  if (schema.type === 'array') {
+    return Array.isArray(value) && schema.item ? value.flatMap((item, i) => _arraysForObjects(schema.item!, item, [...at, i])) : []
+  }
+  if (schema.type !== 'strict_object' && schema.type !== 'record') return []
+  if (Array.isArray(value)) return [at]
+  const out: (string | number)[][] = []
+  for (const [k, val] of Object.entries(value)) {
+    const entry = schema.type === 'record' ? schema.value : schema.entries && Object.hasOwn(schema.entries, k) ? schema.entries[k] : undefined
+    if (entry) out.push(..._arraysForObjects(entry, val, [...at, k]))
+  }
+  return out
+}
 
 function _unknownKeys(schema: AnySchema, value: unknown, at: (string | number)[]): (string | number)[][] {
   if (value === null || value === undefined) return []

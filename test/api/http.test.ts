@@ -64,6 +64,28 @@ describe('HTTP conventions', () => {
     const star = await t.newKey({ scopes: ['orders:*'] })
     assert.equal((await t.request('POST', '/v1/orders', { key: star.key, body: orderBody() })).status, 201)
   })
+
+  test('a JSON array where an object belongs is a 422 at its path, never read as an object', async () => {
+    const order = (await t.request('POST', '/v1/orders', { body: orderBody() })).body.data
+    const customer = (await t.request('POST', '/v1/customers', { body: { firstName: 'A', lastName: 'B', email: 'a@b.co' } })).body.data
+    const cases: [string, string, unknown, string][] = [
+      ['POST', `/v1/orders/${order.id}/confirm`, [], ''],
+      ['PATCH', `/v1/customers/${customer.id}`, [], ''],
+      ['PATCH', `/v1/customers/${customer.id}`, { metadata: ['a', 'b'] }, 'metadata'],
+      ['POST', '/v1/customers', { firstName: 'A', lastName: 'B', email: 'a@b.co', address: [] }, 'address'],
+      ['POST', '/v1/webhooks', { url: 'https://example.com/h', events: ['*'], secret: 'x'.repeat(16), headers: ['v'] }, 'headers'],
+      ['POST', '/v1/orders', orderBody({ items: [{ description: 'x', quantity: 1, unitPrice: 1 }, []] }), 'items[1]'],
+    ]
+    for (const [method, path, body, at] of cases) {
+      const r = await t.request(method, path, { body })
+      assert.equal(r.status, 422, `${method} ${path} ${JSON.stringify(body)}: ${r.text}`)
+      assert.equal(r.body.error.code, 'validation_failed')
+      assert.ok(r.body.error.details.some((d: { path: string }) => d.path === at), `detail at '${at}': ${r.text}`)
+    }
+    assert.equal((await t.request('GET', `/v1/orders/${order.id}`)).body.data.status, 'pending', 'the action did not run')
+    assert.deepEqual((await t.request('GET', `/v1/customers/${customer.id}`)).body.data.metadata, {})
+    assert.equal((await t.request('GET', '/v1/webhooks')).body.data.length, 0)
+  })
 })
 
 describe('rate limits', () => {
