@@ -86,6 +86,22 @@ describe('HTTP conventions', () => {
     assert.deepEqual((await t.request('GET', `/v1/customers/${customer.id}`)).body.data.metadata, {})
     assert.equal((await t.request('GET', '/v1/webhooks')).body.data.length, 0)
   })
+
+  test('field names that are also Object.prototype names are unknown fields with their path; metadata keeps no silent holes', async () => {
+    const person = '"firstName":"A","lastName":"B","email":"a@b.co"'
+    const cases: [string, string][] = [
+      [`{${person},"constructor":1}`, 'constructor'],
+      [`{${person},"__proto__":{"x":1}}`, '__proto__'],
+      [`{${person},"address":{"line1":"x","city":"Oslo","country":"NO","toString":"y"}}`, 'address.toString'],
+      [`{${person},"metadata":{"constructor":"y","a":"b"}}`, 'metadata.constructor'],
+      [`{${person},"metadata":{"__proto__":"y"}}`, 'metadata.__proto__'],
+    ]
+    for (const [raw, at] of cases) {
+      const r = await t.request('POST', '/v1/customers', { raw, headers: { 'content-type': 'application/json' } })
+      assert.equal(r.status, 422, `${raw}: ${r.text}`)
+      assert.deepEqual(r.body.error.details.map((d: { path: string }) => d.path), [at], raw)
+    }
+  })
 })
 
 describe('rate limits', () => {
