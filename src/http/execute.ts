@@ -56,9 +56,10 @@ function _params(route: RouteDef, event: H3Event): Record<string, string> {
 }
 
 function _query(route: RouteDef, search: URLSearchParams): unknown {
-  const raw: Record<string, string> = {}
+  // No prototype: `?constructor=1` is an unknown parameter, not one given twice, and `?__proto__=` is kept.
+  const raw: Record<string, string> = Object.create(null)
   for (const [k, val] of search) {
-    if (k in raw) throw badRequest(`Query parameter '${k}' is given more than once`, [{ path: k, message: 'given more than once' }])
+    if (Object.hasOwn(raw, k)) throw badRequest(`Query parameter '${k}' is given more than once`, [{ path: k, message: 'given more than once' }])
     raw[k] = val
   }
   const entries: v.ObjectEntries = { ...(route.list ? pageQuery : {}), ...route.query }
