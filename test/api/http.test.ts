@@ -40,6 +40,34 @@ describe('HTTP conventions', () => {
     }
   })
 
+  test('a 404 for an unknown route and a 405 under /v1 also carry X-Tenant-ID and the rate-limit headers of a valid key', async () => {
+    const k = await t.newKey({ rateLimit: 50 })
+    const remaining: number[] = []
+    for (const [method, path, status] of [['GET', '/v1/nothing-here', 404], ['PUT', '/v1/orders', 405], ['GET', '/v1', 404]] as const) {
+      const r = await t.request(method, path, { key: k.key })
+      assert.equal(r.status, status, `${method} ${path}`)
+      assert.equal(r.headers.get('x-tenant-id'), t.id, `${method} ${path}`)
+      assert.equal(r.headers.get('x-ratelimit-limit'), '50')
+      assert.ok(Number(r.headers.get('x-ratelimit-reset')) > Date.now() / 1000)
+      remaining.push(Number(r.headers.get('x-ratelimit-remaining')))
+      if (status === 405) assert.equal(r.headers.get('allow'), 'GET, POST')
+    }
+    assert.deepEqual(remaining, [49, 48, 47], 'each is counted')
+    const one = await t.newKey({ rateLimit: 1 })
+    assert.equal((await t.request('GET', '/v1/nothing-here', { key: one.key })).status, 404)
+    const over = await t.request('GET', '/v1/nothing-here', { key: one.key })
+    assert.equal(over.status, 429)
+    assert.equal(over.body.error.code, 'rate_limited')
+    assert.ok(Number(over.headers.get('retry-after')) >= 1)
+    // Without a valid key nothing changes: still 404/405, no tenant.
+    for (const key of [null, 'tok_' + 'x'.repeat(32)]) {
+      const r = await t.request('PUT', '/v1/orders', { key })
+      assert.equal(r.status, 405)
+      assert.equal(r.headers.get('x-tenant-id'), null)
+      assert.equal((await t.request('GET', '/v1/nothing-here', { key })).status, 404)
+    }
+  })
+
   test('a revoked or expired key is 401', async () => {
     const k = await t.newKey()
     assert.equal((await t.request('GET', '/v1/orders', { key: k.key })).status, 200)
