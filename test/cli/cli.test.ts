@@ -79,6 +79,21 @@ describe('the travelops CLI, spawned as a process', () => {
     }
   })
 
+  test('TRAVELOPS_ALLOW_PRIVATE_TARGETS=1 allows private targets; =0 or false leaves them refused', async () => {
+    const tenant = await runJson(['tenants', 'create', '--name', 'Env twins', '--db', db])
+    const key = await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])
+    const body = JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['*'], secret: 'x'.repeat(16) })
+    for (const [value, status] of [['1', 201], ['true', 201], ['0', 422], ['false', 422], ['', 422]] as const) {
+      const server = await startServe(['--db', db, '--log-level', 'warn'], { TRAVELOPS_ALLOW_PRIVATE_TARGETS: value })
+      try {
+        const r = await fetch(`${server.url}/v1/webhooks`, { method: 'POST', body, headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' } })
+        assert.equal(r.status, status, `TRAVELOPS_ALLOW_PRIVATE_TARGETS=${value}`)
+      } finally {
+        assert.equal(await server.stop(), 0)
+      }
+    }
+  })
+
   test('migrate applies once and --status lists the files', async () => {
     const fresh = join(dir, 'migrate.db')
     const first = await runJson(['migrate', '--db', fresh])
