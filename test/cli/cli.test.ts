@@ -26,6 +26,13 @@ describe('the travelops CLI, spawned as a process', () => {
     }
     assert.match((await runCli(['serve', '--help'])).stdout, /TRAVELOPS_RETRY_BASE_MS/, 'env twins are listed in --help')
     assert.equal((await runCli(['frobnicate'])).code, 2)
+    for (const args of [[], ['keys'], ['deliveries'], ['help', 'frobnicate']]) {
+      const r = await runCli(args)
+      assert.equal(r.code, 2, `travelops ${args.join(' ')}: a missing or unknown command is a usage error`)
+      assert.match(r.stderr, /Usage:/)
+      assert.equal(r.stdout, '')
+    }
+    assert.equal((await runCli(['help', 'keys'])).code, 0)
     assert.equal((await runCli(['tenants', 'list', '--frob'])).code, 2)
     assert.equal((await runCli(['tenants', 'create', '--db', db])).code, 2, 'missing --name')
     assert.equal((await runCli(['keys', 'create', '--db', db, '--tenant', 'ten_01a2006f-8a5a-7042-87ba-09d34df5a262'])).code, 1, 'unknown tenant')
