@@ -50,7 +50,9 @@ export function keysCommand(): Command {
   dataCommand(cmd.command('list').description('list the keys of a tenant (never their secrets)'))
     .requiredOption('--tenant <ten_id>', 'tenant whose keys to list')
     .action((opts) => withDb(opts, async ({ db }) => {
-      const { listKeys } = await _deps()
+      const { isId, findTenant, listKeys } = await _deps()
+      if (!isId('ten', opts.tenant)) throw new CliError(`--tenant must be a tenant id (ten_…), got '${opts.tenant}'`, 2)
+      if (!(await findTenant(db, opts.tenant))) throw new CliError(`no tenant ${opts.tenant}`)
       const keys = await listKeys(db, opts.tenant)
       print(opts, keys, () => table(keys, ['id', 'name', 'prefix', 'scopes', 'rate_limit', 'created_at', 'expires_at', 'revoked_at', 'last_used_at']))
     }))
