@@ -50,7 +50,7 @@ describe('the travelops CLI, spawned as a process', () => {
     assert.match(key.key, /^tok_[A-Za-z0-9_-]{32}$/)
     assert.deepEqual(key.scopes, ['orders:read', 'webhooks:*'])
     assert.equal(key.rate_limit, 50)
-    assert.ok(Date.parse(key.expires_at) > Date.now() + 89 * 864e5)
+    assert.equal(Date.parse(key.expires_at) - Date.parse(key.created_at), 90 * 864e5, '--expires-in 90d: exactly 90 days after created_at')
     const plain = await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])
     assert.deepEqual(plain.scopes, ['*'])
     assert.equal(plain.rate_limit, null)
