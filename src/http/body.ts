@@ -2,6 +2,8 @@ import type { H3Event } from 'h3'
 import { ApiError, badRequest } from './errors.ts'
 
 export const MAX_BODY_BYTES = 1024 * 1024
+/** Objects and arrays nested deeper than this (the body itself is level 1) are refused before anything recurses into them. */
+export const MAX_JSON_DEPTH = 100
 
 export interface RawBody {
   /** The parsed JSON, or undefined when the request had no body. */
@@ -28,11 +30,28 @@ export async function readJsonBody(event: H3Event): Promise<RawBody> {
   } catch {
     throw badRequest('Request body is not valid UTF-8')
   }
+  let value: unknown
   try {
-    return { value: JSON.parse(text), text }
+    value = JSON.parse(text)
   } catch (err) {
     throw badRequest(`Malformed JSON: ${(err as Error).message}`)
   }
+  if (_deeperThan(value, MAX_JSON_DEPTH)) throw badRequest(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
+  return { value, text }
+}
+
+/** Without recursion: a 1 MiB body can nest half a million levels. */
+function _deeperThan(root: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[root, 1]]
+  while (stack.length) {
+    const [value, depth] = stack.pop()!
+    if (value === null || typeof value !== 'object') continue
+    if (depth > max) return true
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+    }
+  }
+  return false
 }
 
 function _isJson(type: string | null): boolean {

@@ -93,6 +93,20 @@ describe('HTTP conventions', () => {
     assert.equal((await t.request('POST', '/v1/orders', { key: star.key, body: orderBody() })).status, 201)
   })
 
+  test('JSON nested deeper than 100 levels is a 400, never a 500; 100 levels are fine', async () => {
+    const nested = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
+    const content = (depth: number) => `{"slug":"deep-${depth}","title":"t","data":${nested(depth)}}`
+    const ok = await t.request('POST', '/v1/content/pages', { raw: content(99), headers: { 'content-type': 'application/json' } })
+    assert.equal(ok.status, 201, ok.text)
+    for (const raw of [content(100), `{"metadata":${'['.repeat(200_000)}${']'.repeat(200_000)}}`, '['.repeat(100_000) + ']'.repeat(100_000)]) {
+      for (const path of ['/v1/content/pages', '/v1/customers']) {
+        const r = await t.request('POST', path, { raw, headers: { 'content-type': 'application/json' } })
+        assert.equal(r.status, 400, `${path} ${raw.slice(0, 30)}…: ${r.text}`)
+        assert.equal(r.body.error.code, 'bad_request')
+      }
+    }
+  })
+
   test('a JSON array where an object belongs is a 422 at its path, never read as an object', async () => {
     const order = (await t.request('POST', '/v1/orders', { body: orderBody() })).body.data
     const customer = (await t.request('POST', '/v1/customers', { body: { firstName: 'A', lastName: 'B', email: 'a@b.co' } })).body.data
