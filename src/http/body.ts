@@ -36,22 +36,37 @@ export async function readJsonBody(event: H3Event): Promise<RawBody> {
   } catch (err) {
     throw badRequest(`Malformed JSON: ${(err as Error).message}`)
   }
-  if (_deeperThan(value, MAX_JSON_DEPTH)) throw badRequest(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
+  const problem = _shapeProblem(value)
+  if (problem) throw badRequest(problem)
   return { value, text }
 }
 
-/** Without recursion: a 1 MiB body can nest half a million levels. */
-function _deeperThan(root: unknown, max: number): boolean {
+/** In `u` mode a surrogate pair is one code point; only an unpaired half matches. */
+const LONE_SURROGATE = /\p{Cs}/u
+
+/**
+ * Nesting deeper than MAX_JSON_DEPTH, or a string (value or key) with a lone surrogate
+ * escape such as "\ud800", which no UTF-8 text can hold (SQLite would store U+FFFD, so the
+ * record read back would differ from the one answered). Without recursion: a 1 MiB body
+ * can nest half a million levels.
+ */
+function _shapeProblem(root: unknown): string | undefined {
   const stack: [unknown, number][] = [[root, 1]]
   while (stack.length) {
     const [value, depth] = stack.pop()!
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return 'JSON string with a lone surrogate escape (not Unicode text)'
+      continue
+    }
     if (value === null || typeof value !== 'object') continue
-    if (depth > max) return true
-    for (const child of Array.isArray(value) ? value : Object.values(value)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+    if (depth > MAX_JSON_DEPTH) return `JSON nested deeper than ${MAX_JSON_DEPTH} levels`
+    if (Array.isArray(value)) {
+      for (const child of value) stack.push([child, depth + 1])
+    } else {
+      for (const [k, child] of Object.entries(value)) stack.push([k, depth], [child, depth + 1])
     }
   }
-  return false
+  return undefined
 }
 
 function _isJson(type: string | null): boolean {

@@ -107,6 +107,19 @@ describe('HTTP conventions', () => {
     }
   })
 
+  test('a string with a lone surrogate escape (\\ud800) is a 400; a real pair is stored and read back as sent', async () => {
+    const json = { 'content-type': 'application/json' }
+    for (const raw of ['{"firstName":"\\ud800x","lastName":"B","email":"a@b.co"}', '{"firstName":"A","lastName":"B","email":"a@b.co","metadata":{"\\udfff":"v"}}']) {
+      const r = await t.request('POST', '/v1/customers', { raw, headers: json })
+      assert.equal(r.status, 400, `${raw}: ${r.text}`)
+      assert.equal(r.body.error.code, 'bad_request')
+    }
+    const ok = await t.request('POST', '/v1/customers', { raw: '{"firstName":"\\ud83d\\ude00","lastName":"B","email":"a@b.co"}', headers: json })
+    assert.equal(ok.status, 201, ok.text)
+    assert.equal(ok.body.data.firstName, '\u{1F600}')
+    assert.deepEqual((await t.request('GET', `/v1/customers/${ok.body.data.id}`)).body.data, ok.body.data)
+  })
+
   test('a JSON array where an object belongs is a 422 at its path, never read as an object', async () => {
     const order = (await t.request('POST', '/v1/orders', { body: orderBody() })).body.data
     const customer = (await t.request('POST', '/v1/customers', { body: { firstName: 'A', lastName: 'B', email: 'a@b.co' } })).body.data
