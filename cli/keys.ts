@@ -30,14 +30,17 @@ export function keysCommand(): Command {
         rateLimit = Number(opts.rateLimit)
         if (!/^\d+$/.test(String(opts.rateLimit)) || rateLimit < 1 || rateLimit > 1e9) throw new CliError('--rate-limit must be a whole number ≥ 1', 2)
       }
-      let expiresAt: Date | undefined
+      let lifetimeMs: number | undefined
       if (opts.expiresIn !== undefined) {
         const ms = parseDuration(String(opts.expiresIn))
         if (ms === null) throw new CliError('--expires-in must look like 90d, 12h, 30m, 45s or 2w', 2)
-        expiresAt = new Date(Date.now() + ms)
+        lifetimeMs = ms
       }
       if (!(await findTenant(db, opts.tenant))) throw new CliError(`no tenant ${opts.tenant}`)
-      const key = await createKey(db, { tenantId: opts.tenant, name: opts.name, scopes, rateLimit, expiresAt }, new Date())
+      // One clock reading: expires_at is exactly created_at + the lifetime asked for.
+      const now = new Date()
+      const expiresAt = lifetimeMs === undefined ? undefined : new Date(now.getTime() + lifetimeMs)
+      const key = await createKey(db, { tenantId: opts.tenant, name: opts.name, scopes, rateLimit, expiresAt }, now)
       print(opts, key, () => [
         `created key ${key.id} for tenant ${key.tenant_id}`,
         `scopes: ${key.scopes.join(',')}   rate limit: ${key.rate_limit ?? 'server default'}   expires: ${key.expires_at ?? 'never'}`,
@@ -50,7 +53,9 @@ export function keysCommand(): Command {
   dataCommand(cmd.command('list').description('list the keys of a tenant (never their secrets)'))
     .requiredOption('--tenant <ten_id>', 'tenant whose keys to list')
     .action((opts) => withDb(opts, async ({ db }) => {
-      const { listKeys } = await _deps()
+      const { isId, findTenant, listKeys } = await _deps()
+      if (!isId('ten', opts.tenant)) throw new CliError(`--tenant must be a tenant id (ten_…), got '${opts.tenant}'`, 2)
+      if (!(await findTenant(db, opts.tenant))) throw new CliError(`no tenant ${opts.tenant}`)
       const keys = await listKeys(db, opts.tenant)
       print(opts, keys, () => table(keys, ['id', 'name', 'prefix', 'scopes', 'rate_limit', 'created_at', 'expires_at', 'revoked_at', 'last_used_at']))
     }))

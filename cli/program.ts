@@ -45,7 +45,9 @@ export async function run(argv: string[]): Promise<number> {
     return 0
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0
+      // 'commander.help' is also help shown for a missing or unknown command (on stderr, exitCode 1): a usage error.
+      if (err.code === 'commander.help') return err.exitCode === 0 ? 0 : 2
       return 2
     }
     if (err instanceof CliError) {

@@ -12,7 +12,10 @@ export function serveCommand(): Command {
     .addOption(new Option('--delivery-timeout <ms>', 'receiver deadline in ms').env('TRAVELOPS_DELIVERY_TIMEOUT_MS'))
     .addOption(new Option('--rate-limit <n>', 'requests per hour for keys created without their own limit').env('TRAVELOPS_RATE_LIMIT'))
     .addOption(new Option('--log-level <level>', 'debug, info, warn, error or silent').env('TRAVELOPS_LOG_LEVEL'))
-    .action(async (opts) => {
+    .action(async (opts, cmd: Command) => {
+      // commander turns a boolean flag on whenever its env twin is set at all (=0 too): hand the
+      // value itself to the config, which reads 1/true/yes/on as on and anything else as off.
+      if (cmd.getOptionValueSource('allowPrivateTargets') === 'env') opts.allowPrivateTargets = process.env.TRAVELOPS_ALLOW_PRIVATE_TARGETS
       const config = await configFrom(opts)
       const { startServer } = await import('../src/server.ts')
       const server = await startServer(config)

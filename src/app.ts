@@ -73,6 +73,15 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
     throw badRequest('Malformed percent-encoding in the request path')
   }
   if (!route) {
+    // Under /v1 a valid key is counted and answered with its tenant and rate-limit headers here
+    // too (a 429 past its limit); without one, or with a bad one, this stays a plain 404/405.
+    const caller = /^\/v1(\/|$)/.test(event.url.pathname)
+      ? await authenticate(deps, event.req.headers.get('authorization')).catch(() => undefined) : undefined
+    if (caller) {
+      state.caller = caller
+      state.rate = limiter.hit(caller.keyId, caller.rateLimit ?? deps.config.rateLimit, deps.clock.now().getTime())
+      if (!state.rate.allowed) throw new ApiError(429, 'rate_limited', `Rate limit of ${state.rate.limit} requests per hour exceeded`, undefined, { 'Retry-After': String(state.rate.retryAfter) })
+    }
     if (meta?.allow) {
       throw new ApiError(405, 'method_not_allowed', `Method ${event.req.method} is not allowed on ${event.url.pathname}`, undefined, { Allow: meta.allow })
     }

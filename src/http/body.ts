@@ -2,6 +2,8 @@ import type { H3Event } from 'h3'
 import { ApiError, badRequest } from './errors.ts'
 
 export const MAX_BODY_BYTES = 1024 * 1024
+/** Objects and arrays nested deeper than this (the body itself is level 1) are refused before anything recurses into them. */
+export const MAX_JSON_DEPTH = 100
 
 export interface RawBody {
   /** The parsed JSON, or undefined when the request had no body. */
@@ -28,11 +30,43 @@ export async function readJsonBody(event: H3Event): Promise<RawBody> {
   } catch {
     throw badRequest('Request body is not valid UTF-8')
   }
+  let value: unknown
   try {
-    return { value: JSON.parse(text), text }
+    value = JSON.parse(text)
   } catch (err) {
     throw badRequest(`Malformed JSON: ${(err as Error).message}`)
   }
+  const problem = _shapeProblem(value)
+  if (problem) throw badRequest(problem)
+  return { value, text }
+}
+
+/** In `u` mode a surrogate pair is one code point; only an unpaired half matches. */
+const LONE_SURROGATE = /\p{Cs}/u
+
+/**
+ * Nesting deeper than MAX_JSON_DEPTH, or a string (value or key) with a lone surrogate
+ * escape such as "\ud800", which no UTF-8 text can hold (SQLite would store U+FFFD, so the
+ * record read back would differ from the one answered). Without recursion: a 1 MiB body
+ * can nest half a million levels.
+ */
+function _shapeProblem(root: unknown): string | undefined {
+  const stack: [unknown, number][] = [[root, 1]]
+  while (stack.length) {
+    const [value, depth] = stack.pop()!
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return 'JSON string with a lone surrogate escape (not Unicode text)'
+      continue
+    }
+    if (value === null || typeof value !== 'object') continue
+    if (depth > MAX_JSON_DEPTH) return `JSON nested deeper than ${MAX_JSON_DEPTH} levels`
+    if (Array.isArray(value)) {
+      for (const child of value) stack.push([child, depth + 1])
+    } else {
+      for (const [k, child] of Object.entries(value)) stack.push([k, depth], [child, depth + 1])
+    }
+  }
+  return undefined
 }
 
 function _isJson(type: string | null): boolean {

@@ -6,7 +6,7 @@ import { readJsonBody } from './body.ts'
 import type { RouteDef } from './define-route.ts'
 import { ApiError, badRequest, issuesToDetails, notFound } from './errors.ts'
 import { validateBody } from './validate.ts'
-import { bodyFingerprint, checkIdempotencyKey, idempotent, type StoredResponse } from './idempotency.ts'
+import { assertSameRequest, bodyFingerprint, checkIdempotencyKey, idempotent, type StoredResponse } from './idempotency.ts'
 import { pageQuery } from './pagination.ts'
 
 export function errorJson(err: ApiError, requestId: string): string {
@@ -23,9 +23,13 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
   const query = _query(route, event.url.searchParams)
   let body: unknown
   let fingerprint = ''
+  const idemHeader = route.method === 'POST' ? event.req.headers.get('idempotency-key') : null
+  const idemKey = idemHeader === null ? null : checkIdempotencyKey(idemHeader)
   if (route.method === 'POST' || route.method === 'PATCH') {
     const raw = await readJsonBody(event)
     fingerprint = bodyFingerprint(raw.value)
+    // A reused key is a 409 even when this body would not validate.
+    if (idemKey !== null) await assertSameRequest(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint })
     if (route.body) body = validateBody(route.body, raw.value, new Set(route.readOnly))
   }
   const run = async (): Promise<StoredResponse> => {
@@ -37,10 +41,8 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
       throw err
     }
   }
-  const idemHeader = route.method === 'POST' ? event.req.headers.get('idempotency-key') : null
-  if (idemHeader === null) return { ...(await run()), replayed: false }
-  const key = checkIdempotencyKey(idemHeader)
-  return idempotent(ctx, ctx, key, { method: route.method, path: event.url.pathname, fingerprint }, run)
+  if (idemKey === null) return { ...(await run()), replayed: false }
+  return idempotent(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint }, run)
 }
 
 function _params(route: RouteDef, event: H3Event): Record<string, string> {
@@ -54,9 +56,10 @@ function _params(route: RouteDef, event: H3Event): Record<string, string> {
 }
 
 function _query(route: RouteDef, search: URLSearchParams): unknown {
-  const raw: Record<string, string> = {}
+  // No prototype: `?constructor=1` is an unknown parameter, not one given twice, and `?__proto__=` is kept.
+  const raw: Record<string, string> = Object.create(null)
   for (const [k, val] of search) {
-    if (k in raw) throw badRequest(`Query parameter '${k}' is given more than once`, [{ path: k, message: 'given more than once' }])
+    if (Object.hasOwn(raw, k)) throw badRequest(`Query parameter '${k}' is given more than once`, [{ path: k, message: 'given more than once' }])
     raw[k] = val
   }
   const entries: v.ObjectEntries = { ...(route.list ? pageQuery : {}), ...route.query }

@@ -47,12 +47,9 @@ export async function idempotent(
 ): Promise<StoredResponse & { replayed: boolean }> {
   const { db, clock } = deps
   const now = clock.now()
-  const existing = await db.selectFrom('idempotency_keys').selectAll()
-    .where('key_id', '=', who.keyId).where('idem_key', '=', key).executeTakeFirst()
+  const existing = await _find(deps, who.keyId, key)
   if (existing && now.getTime() - Date.parse(existing.created_at) < TTL_MS) {
-    if (existing.method !== request.method || existing.path !== request.path || existing.body_hash !== request.fingerprint) {
-      throw conflict('This Idempotency-Key was already used with a different request body or path')
-    }
+    if (_differs(existing, request)) throw _mismatch()
     if (existing.status !== null && existing.response !== null) {
       return { status: existing.status, body: existing.response, replayed: true }
     }
@@ -88,6 +85,32 @@ export async function idempotent(
   }
   return { ...result, replayed: false }
 }
+
+/**
+ * 409 when this Idempotency-Key already stands for another request (method, path or body) of
+ * the same API key within 24 h. Runs before the body is validated, so a reused key is reported
+ * as the conflict it is rather than as whatever is wrong with the new body.
+ */
+export async function assertSameRequest(
+  deps: AppDeps,
+  who: { keyId: string },
+  key: string,
+  request: { method: string; path: string; fingerprint: string },
+): Promise<void> {
+  const existing = await _find(deps, who.keyId, key)
+  if (existing && deps.clock.now().getTime() - Date.parse(existing.created_at) < TTL_MS && _differs(existing, request)) throw _mismatch()
+}
+
+function _find(deps: AppDeps, keyId: string, key: string) {
+  return deps.db.selectFrom('idempotency_keys').selectAll()
+    .where('key_id', '=', keyId).where('idem_key', '=', key).executeTakeFirst()
+}
+
+function _differs(existing: { method: string; path: string; body_hash: string }, request: { method: string; path: string; fingerprint: string }): boolean {
+  return existing.method !== request.method || existing.path !== request.path || existing.body_hash !== request.fingerprint
+}
+
+const _mismatch = () => conflict('This Idempotency-Key was already used with a different request body or path')
 
 async function _release(deps: AppDeps, keyId: string, key: string): Promise<void> {
   await deps.db.deleteFrom('idempotency_keys').where('key_id', '=', keyId).where('idem_key', '=', key).execute()

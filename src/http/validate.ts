@@ -6,18 +6,48 @@ import { formatPath, issuesToDetails, validationFailed, type ErrorDetail } from 
  * first unknown key of an object, so unknown keys are found by walking the schema here.
  */
 export function validateBody<S extends v.GenericSchema>(schema: S, value: unknown, readOnly: ReadonlySet<string> = new Set()): v.InferOutput<S> {
+  // valibot's object and record schemas take an array for an object (`[]` passes as `{}`),
+  // and records silently drop the keys `__proto__`, `prototype` and `constructor`.
+  const shape = _shapeProblems(schema, value, [])
   const r = v.safeParse(schema, value, { abortEarly: false })
-  if (r.success) return r.output
-  const issues = r.issues.filter((i) => !(i.type === 'strict_object' && i.expected === 'never'))
+  if (r.success && shape.length === 0) return r.output
+  const issues = r.success ? [] : r.issues.filter((i) => !(i.type === 'strict_object' && i.expected === 'never'))
   const details: ErrorDetail[] = [...issuesToDetails(issues, readOnly)]
   for (const keys of _unknownKeys(schema, value, [])) {
     const field = String(keys[keys.length - 1])
     details.push({ path: formatPath(keys), message: readOnly.has(field) ? `'${field}' is read-only` : `unknown field '${field}'` })
   }
+  details.push(...shape)
   throw validationFailed(details.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
 }
 
-type AnySchema = { type: string; entries?: Record<string, AnySchema>; wrapped?: AnySchema; item?: AnySchema }
+type AnySchema = { type: string; entries?: Record<string, AnySchema>; wrapped?: AnySchema; item?: AnySchema; value?: AnySchema }
+
+const WRAPPERS = new Set(['optional', 'nullable', 'nullish', 'exact_optional', 'non_optional', 'non_nullable'])
+
+/** Keys a valibot record drops without a word; a client's pair must be stored or refused. */
+const DROPPED_KEYS = new Set(['__proto__', 'prototype', 'constructor'])
+
+/** An array where the schema has an object or a record, and record keys valibot would drop. */
+function _shapeProblems(schema: AnySchema, value: unknown, at: (string | number)[]): ErrorDetail[] {
+  if (value === null || typeof value !== 'object') return []
+  if (WRAPPERS.has(schema.type)) return schema.wrapped ? _shapeProblems(schema.wrapped, value, at) : []
+  if (schema.type === 'array') {
+    return Array.isArray(value) && schema.item ? value.flatMap((item, i) => _shapeProblems(schema.item!, item, [...at, i])) : []
+  }
+  if (schema.type !== 'strict_object' && schema.type !== 'record') return []
+  if (Array.isArray(value)) return [{ path: formatPath(at), message: 'expected Object but received Array' }]
+  const out: ErrorDetail[] = []
+  for (const [k, val] of Object.entries(value)) {
+    if (schema.type === 'record' && DROPPED_KEYS.has(k)) out.push({ path: formatPath([...at, k]), message: `the key '${k}' is not allowed` })
+    const entry = schema.type === 'record' ? schema.value : _entry(schema, k)
+    if (entry) out.push(..._shapeProblems(entry, val, [...at, k]))
+  }
+  return out
+}
+
+/** The schema of an object's own entry `k` (never an Object.prototype member such as `constructor`). */
+const _entry = (schema: AnySchema, k: string) => (schema.entries && Object.hasOwn(schema.entries, k) ? schema.entries[k] : undefined)
 
 function _unknownKeys(schema: AnySchema, value: unknown, at: (string | number)[]): (string | number)[][] {
   if (value === null || value === undefined) return []
@@ -30,7 +60,7 @@ function _unknownKeys(schema: AnySchema, value: unknown, at: (string | number)[]
       if (typeof value !== 'object' || Array.isArray(value) || !schema.entries) return []
       const out: (string | number)[][] = []
       for (const [k, val] of Object.entries(value)) {
-        const entry = schema.entries[k]
+        const entry = _entry(schema, k)
         if (!entry) out.push([...at, k])
         else out.push(..._unknownKeys(entry, val, [...at, k]))
       }

@@ -12,11 +12,17 @@ const MINOR_DIGITS: Record<string, number> = {
   CLF: 4, UYW: 4,
 }
 
+/**
+ * ISO 4217 codes with minor units that ICU's list (circulating currencies) leaves out: funds
+ * and units of account, and VED. Precious metals and X-codes without minor units stay out.
+ */
+const NOT_IN_ICU = ['BOV', 'CHE', 'CHW', 'CLF', 'COU', 'MXV', 'USN', 'UYI', 'UYW', 'VED']
+
 let known: Set<string> | undefined
 
-/** True for a current or historical ISO 4217 code known to this runtime's ICU data. */
+/** True for a current or historical ISO 4217 code known to this runtime's ICU data, or one of NOT_IN_ICU. */
 export function isCurrency(code: string): boolean {
-  known ??= new Set(Intl.supportedValuesOf('currency'))
+  known ??= new Set([...Intl.supportedValuesOf('currency'), ...NOT_IN_ICU])
   return /^[A-Z]{3}$/.test(code) && known.has(code)
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { orderBody } from '../helpers/app.ts'
+import { orderBody, type Reply } from '../helpers/app.ts'
 import { scenarios, type Fixture } from '../helpers/scenario.ts'
 
 interface F extends Fixture {
@@ -60,6 +60,10 @@ scenarios<F>('orders', async (base) => {
   { name: 'delete', method: 'DELETE', path: (f) => `/v1/orders/${f.cancelled}`, status: 200, check: (r, f) => assert.deepEqual(r.body.data, { id: f.cancelled, deleted: true }) },
   // 400
   { name: 'unknown query parameter', method: 'GET', path: '/v1/orders?colour=red', status: 400, code: 'bad_request', check: (r) => assert.equal(r.body.error.details[0].path, 'colour') },
+  ...['constructor', '__proto__', 'toString'].map((name) => ({
+    name: `query parameter named like an Object.prototype member: ${name}`, method: 'GET', path: `/v1/orders?${name}=1`, status: 400, code: 'bad_request',
+    check: (r: Reply) => assert.deepEqual(r.body.error.details, [{ path: name, message: `unknown query parameter '${name}'` }]),
+  })),
   { name: 'bad status filter', method: 'GET', path: '/v1/orders?status=shipped', status: 400, code: 'bad_request' },
   { name: 'limit out of range', method: 'GET', path: '/v1/orders?limit=101', status: 400, code: 'bad_request' },
   { name: 'garbage cursor', method: 'GET', path: '/v1/orders?cursor=%%%', status: 400, code: 'bad_request' },

@@ -26,6 +26,13 @@ describe('the travelops CLI, spawned as a process', () => {
     }
     assert.match((await runCli(['serve', '--help'])).stdout, /TRAVELOPS_RETRY_BASE_MS/, 'env twins are listed in --help')
     assert.equal((await runCli(['frobnicate'])).code, 2)
+    for (const args of [[], ['keys'], ['deliveries'], ['help', 'frobnicate']]) {
+      const r = await runCli(args)
+      assert.equal(r.code, 2, `travelops ${args.join(' ')}: a missing or unknown command is a usage error`)
+      assert.match(r.stderr, /Usage:/)
+      assert.equal(r.stdout, '')
+    }
+    assert.equal((await runCli(['help', 'keys'])).code, 0)
     assert.equal((await runCli(['tenants', 'list', '--frob'])).code, 2)
     assert.equal((await runCli(['tenants', 'create', '--db', db])).code, 2, 'missing --name')
     assert.equal((await runCli(['keys', 'create', '--db', db, '--tenant', 'ten_01a2006f-8a5a-7042-87ba-09d34df5a262'])).code, 1, 'unknown tenant')
@@ -43,7 +50,7 @@ describe('the travelops CLI, spawned as a process', () => {
     assert.match(key.key, /^tok_[A-Za-z0-9_-]{32}$/)
     assert.deepEqual(key.scopes, ['orders:read', 'webhooks:*'])
     assert.equal(key.rate_limit, 50)
-    assert.ok(Date.parse(key.expires_at) > Date.now() + 89 * 864e5)
+    assert.equal(Date.parse(key.expires_at) - Date.parse(key.created_at), 90 * 864e5, '--expires-in 90d: exactly 90 days after created_at')
     const plain = await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])
     assert.deepEqual(plain.scopes, ['*'])
     assert.equal(plain.rate_limit, null)
@@ -56,6 +63,12 @@ describe('the travelops CLI, spawned as a process', () => {
     const human = await runCli(['keys', 'list', '--tenant', tenant.id, '--db', db])
     assert.ok(!human.stdout.includes(key.key))
     assert.equal((await runCli(['keys', 'create', '--tenant', tenant.id, '--scopes', 'orders:delete', '--db', db])).code, 2)
+    const malformed = await runCli(['keys', 'list', '--tenant', 'nope', '--db', db, '--json'])
+    assert.equal(malformed.code, 2, 'a malformed tenant id is a usage error, like keys create and deliveries list')
+    assert.equal(malformed.stdout, '')
+    const unknown = await runCli(['keys', 'list', '--tenant', 'ten_01a2006f-8a5a-7042-87ba-09d34df5a262', '--db', db, '--json'])
+    assert.equal(unknown.code, 1, 'a tenant that does not exist is not found')
+    assert.match(unknown.stderr, /no tenant/)
     const dbBytes = readFileSync(db).toString('latin1')
     assert.ok(!dbBytes.includes(key.key), 'the database holds no key in clear')
   })
@@ -76,6 +89,21 @@ describe('the travelops CLI, spawned as a process', () => {
       assert.match(server.stderr(), /"msg":"request"/)
     } finally {
       assert.equal(await server.stop(), 0, 'SIGTERM exits 0')
+    }
+  })
+
+  test('TRAVELOPS_ALLOW_PRIVATE_TARGETS=1 allows private targets; =0 or false leaves them refused', async () => {
+    const tenant = await runJson(['tenants', 'create', '--name', 'Env twins', '--db', db])
+    const key = await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])
+    const body = JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['*'], secret: 'x'.repeat(16) })
+    for (const [value, status] of [['1', 201], ['true', 201], ['0', 422], ['false', 422], ['', 422]] as const) {
+      const server = await startServe(['--db', db, '--log-level', 'warn'], { TRAVELOPS_ALLOW_PRIVATE_TARGETS: value })
+      try {
+        const r = await fetch(`${server.url}/v1/webhooks`, { method: 'POST', body, headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' } })
+        assert.equal(r.status, status, `TRAVELOPS_ALLOW_PRIVATE_TARGETS=${value}`)
+      } finally {
+        assert.equal(await server.stop(), 0)
+      }
     }
   })
 

@@ -15,6 +15,16 @@ test('currency codes: three capital letters known to ISO 4217', () => {
   for (const bad of ['eur', 'EURO', 'XYZ', '', 'E1R']) assert.ok(!isCurrency(bad), bad)
 })
 
+test('ISO 4217 codes that the ICU data of the runtime leaves out are currencies too (funds, units of account, VED)', () => {
+  // ICU lists circulating currencies only; ISO 4217 also has these, each with its minor digits.
+  const codes: Record<string, number> = { BOV: 2, CHE: 2, CHW: 2, CLF: 4, COU: 2, MXV: 2, USN: 2, UYI: 0, UYW: 4, VED: 2 }
+  for (const [code, digits] of Object.entries(codes)) {
+    assert.ok(isCurrency(code), code)
+    assert.equal(minorDigits(code), digits, code)
+  }
+  assert.equal(toMinor(1.2345, 'CLF'), 12345)
+})
+
 test('toMinor refuses excess decimals instead of rounding', () => {
   assert.equal(toMinor(0.1, 'EUR'), 10)
   assert.equal(toMinor(1299.5, 'EUR'), 129950)
