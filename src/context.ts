@@ -2,6 +2,7 @@ import type { Db } from './db/connect.ts'
 import type { Clock } from './lib/clock.ts'
 import type { Config } from './config.ts'
 import type { Logger } from './lib/logger.ts'
+import type { ResolveAll } from './delivery/guard-connect.ts'
 
 /** What the process shares: database, clock, configuration, logger, the worker's doorbell. */
 export interface AppDeps {
@@ -11,6 +12,8 @@ export interface AppDeps {
   logger: Logger
   /** Called after a transaction that wrote events has committed. */
   notify: () => void
+  /** Host name resolution for webhook targets (default: the system resolver). */
+  resolve?: ResolveAll
 }
 
 /** What a request's services get: the shared deps plus the caller's tenant and key. */

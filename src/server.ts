@@ -7,6 +7,7 @@ import type { AppDeps } from './context.ts'
 import type { RouteDef } from './http/define-route.ts'
 import { openDb } from './db/connect.ts'
 import { pruneIdempotencyKeys } from './http/idempotency.ts'
+import type { ResolveAll } from './delivery/guard-connect.ts'
 import { createSender } from './delivery/send.ts'
 import { startWorker } from './delivery/worker.ts'
 import { systemClock, type Clock } from './lib/clock.ts'
@@ -24,6 +25,8 @@ export interface RunningServer {
 export interface StartOptions {
   clock?: Clock
   logger?: Logger
+  /** Host name resolution for webhook targets; tests pass one that never leaves the machine. */
+  resolve?: ResolveAll
 }
 
 /**
@@ -38,11 +41,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const userAgent = `travelops/${VERSION}`
   const worker = startWorker({
     db: opened.db, clock, logger, userAgent,
-    sender: createSender({ timeoutMs: config.deliveryTimeoutMs, allowPrivate: config.allowPrivateTargets, userAgent }),
+    sender: createSender({ timeoutMs: config.deliveryTimeoutMs, allowPrivate: config.allowPrivateTargets, userAgent, resolve: opts.resolve }),
     retryBaseMs: config.retryBaseMs,
     leaseMs: config.deliveryTimeoutMs + 15_000,
   })
-  const deps: AppDeps = { db: opened.db, clock, config, logger, notify: () => worker.wake() }
+  const deps: AppDeps = { db: opened.db, clock, config, logger, notify: () => worker.wake(), resolve: opts.resolve }
   const app = createApp(deps)
   const server = createServer({ keepAliveTimeout: 5_000 }, toNodeHandler(app.h3))
   await _listen(server, config.port, config.host)

@@ -74,6 +74,23 @@ export function guardLookup(resolve: ResolveAll = _dnsAll): LookupFunction {
   }
 }
 
+/** A `net.connect` lookup over `resolve` with no filtering (`--allow-private-targets`). */
+export function plainLookup(resolve: ResolveAll): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, options, (err, addresses) => {
+      const first = addresses[0]
+      if (err || first === undefined) callback(err ?? Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '')
+      else if (options.all) callback(null, addresses)
+      else callback(null, first.address, first.family)
+    })
+  }
+}
+
+/** The promise form `checkTargetUrl` takes. */
+export function lookupAll(resolve: ResolveAll = _dnsAll): (hostname: string) => Promise<LookupAddress[]> {
+  return (hostname) => new Promise((res, rej) => resolve(hostname, { all: true }, (err, addresses) => (err ? rej(err) : res(addresses))))
+}
+
 function _dnsAll(...[hostname, options, callback]: Parameters<ResolveAll>): void {
   dnsLookup(hostname, { ...options, all: true }, callback)
 }

@@ -1,6 +1,6 @@
 import { Agent, buildConnector, errors, request } from 'undici'
 import type { Dispatcher } from 'undici'
-import { guardConnector, guardLookup } from './guard-connect.ts'
+import { guardConnector, guardLookup, plainLookup, type ResolveAll } from './guard-connect.ts'
 
 /** Bytes of the response body kept for the attempt log. */
 export const RESPONSE_BODY_LIMIT = 4096
@@ -22,6 +22,8 @@ export type SenderOptions = {
   /** Skip the SSRF guard (`--allow-private-targets`). */
   allowPrivate: boolean
   userAgent: string
+  /** Host name resolution (default: the system resolver); tests pass one that never leaves the machine. */
+  resolve?: ResolveAll
 }
 export type Sender = {
   /** One delivery attempt. Never throws; redirects are not followed. */
@@ -32,11 +34,11 @@ export type Sender = {
 
 /** The outgoing HTTP sender: one keep-alive undici Agent shared by every attempt. */
 export function createSender(options: SenderOptions): Sender {
-  const { timeoutMs, allowPrivate, userAgent } = options
+  const { timeoutMs, allowPrivate, userAgent, resolve } = options
   const base = buildConnector({
     timeout: Math.min(timeoutMs, 10_000),
     keepAlive: true,
-    ...(allowPrivate ? {} : { lookup: guardLookup() }),
+    ...(allowPrivate ? (resolve ? { lookup: plainLookup(resolve) } : {}) : { lookup: guardLookup(resolve) }),
   })
   const agent = new Agent({
     connect: allowPrivate ? base : guardConnector(base),

@@ -77,6 +77,14 @@ describe('webhook delivery to real receivers', () => {
     assert.equal(typeof full.attempt_log[0].duration_ms, 'number')
   })
 
+  test('with --allow-private-targets a host name is resolved and delivered to', async () => {
+    const rx = await receiver()
+    await subscribe(t, `http://localhost:${new URL(rx.url).port}/named`, ['order.created'])
+    await t.request('POST', '/v1/orders', { body: orderBody() })
+    const [got] = await rx.waitFor(1)
+    assert.equal(got!.url, '/named')
+  })
+
   test('a subscription gets only its events; an inactive one gets nothing; another tenant\'s gets nothing', async () => {
     const onlyConfirm = await receiver()
     const inactive = await receiver()

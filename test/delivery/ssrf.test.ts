@@ -55,4 +55,23 @@ describe('SSRF guard without --allow-private-targets', () => {
     assert.match(log[0].error, /127\.0\.0\.1 is not allowed/)
     assert.equal(rx.requests.length, 0)
   })
+
+  test('a host name that resolves to loopback at send time is refused too (the name is resolved, then filtered)', async () => {
+    const now = new Date().toISOString()
+    const id = newId('wh')
+    const port = new URL(rx.url).port
+    await app.server.deps.db.insertInto('webhooks').values({
+      id, tenant_id: t.id, url: `http://localhost:${port}/by-name`, events: '["order.created"]', secret: 'x'.repeat(16), headers: '{}',
+      active: 1, retry_count: 3, created_at: now, updated_at: now, deleted_at: null,
+    }).execute()
+    await t.request('POST', '/v1/orders', { body: orderBody() })
+    let d: any
+    for (let i = 0; i < 100 && !(d?.attempts >= 1); i++) {
+      await sleep(50)
+      d = (await t.request('GET', `/v1/webhooks/deliveries?webhook_id=${id}`)).body.data[0]
+    }
+    const log = (await t.request('GET', `/v1/webhooks/deliveries/${d.id}`)).body.data.attempt_log
+    assert.match(log[0].error, /127\.0\.0\.1 is not allowed/)
+    assert.equal(rx.requests.length, 0)
+  })
 })

@@ -5,6 +5,7 @@ import { DEFAULT_CONFIG, type Config } from '../../src/config.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { startServer, type RunningServer } from '../../src/server.ts'
+import { offlineResolve } from './offline-dns.ts'
 
 export interface Reply {
   status: number
@@ -41,11 +42,11 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-/** A real `serve` (in-process) on 127.0.0.1 with a fresh SQLite file in a temp directory. */
+/** A real `serve` (in-process) on 127.0.0.1 with a fresh SQLite file in a temp directory; it resolves no host names. */
 export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'travelops-test-'))
   const dbFile = join(dir, 'travelops.db')
-  const server = await startServer({ ...DEFAULT_CONFIG, db: dbFile, port: 0, logLevel: 'silent', ...overrides })
+  const server = await startServer({ ...DEFAULT_CONFIG, db: dbFile, port: 0, logLevel: 'silent', ...overrides }, { resolve: offlineResolve })
   const { db } = server.deps
 
   const request = async (method: string, path: string, opts: RequestOpts = {}): Promise<Reply> => {

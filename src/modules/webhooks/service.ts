@@ -1,6 +1,7 @@
 import type { TenantContext } from '../../context.ts'
 import type { WebhookRow } from '../../db/schema.ts'
 import { withTx } from '../../db/tx.ts'
+import { lookupAll } from '../../delivery/guard-connect.ts'
 import { checkTargetUrl } from '../../delivery/ssrf.ts'
 import { notFound, validationFailed } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
@@ -23,7 +24,7 @@ export function toWebhook(row: WebhookRow): Webhook {
 
 /** Loopback/private targets are refused unless the server allows them (checked again on every attempt). */
 async function _checkUrl(ctx: TenantContext, url: string): Promise<void> {
-  const r = await checkTargetUrl(url, { allowPrivate: ctx.config.allowPrivateTargets })
+  const r = await checkTargetUrl(url, { allowPrivate: ctx.config.allowPrivateTargets, lookup: lookupAll(ctx.resolve) })
   if (!r.ok) throw validationFailed([{ path: 'url', message: r.reason }])
 }
 
