@@ -1,0 +1,38 @@
+import { createQueryId, type Compilable, type CompiledQuery } from 'kysely'
+import type { Db } from './connect.ts'
+import type { Tx } from './tx.ts'
+
+/**
+ * A query on a hot path, built and compiled by kysely once: each call only binds its arguments
+ * into the compiled SQL and runs it through kysely's executor (so the serialising driver,
+ * transactions and the statement cache work as for any other query). Building and compiling
+ * a kysely query costs ≈20 µs, more than running the prepared statement.
+ *
+ *   const findOrder = compiled((db, tenantId: string, id: string) =>
+ *     db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id))
+ *   const rows = await findOrder(db, tenantId, id)
+ *
+ * `build` must use each argument only as a value (never to decide the query's shape): it is
+ * called once, with placeholders instead of the arguments.
+ */
+export function compiled<A extends unknown[], R>(build: (db: Db, ...args: A) => Compilable<R>): (db: Db | Tx, ...args: A) => Promise<R[]> {
+  let template: { query: CompiledQuery<R>; slots: _Slot[] } | undefined
+  return async (db, ...args) => {
+    template ??= _compile(db as Db, build, args.length)
+    const parameters = template.slots.map((s) => (typeof s === 'number' ? args[s] : s.value))
+    const result = await db.executeQuery<R>({ ...template.query, parameters, queryId: createQueryId() })
+    return result.rows
+  }
+}
+
+type _Slot = number | { value: unknown }
+
+const _MARK = '\u0000travelops-arg:'
+
+function _compile<A extends unknown[], R>(db: Db, build: (db: Db, ...args: A) => Compilable<R>, arity: number) {
+  const marks = Array.from({ length: arity }, (_, i) => `${_MARK}${i}`) as A
+  const query = build(db, ...marks).compile()
+  const slots = query.parameters.map((p): _Slot => (typeof p === 'string' && p.startsWith(_MARK) ? Number(p.slice(_MARK.length)) : { value: p }))
+  for (let i = 0; i < arity; i++) if (!slots.includes(i)) throw new Error(`compiled(): argument ${i} does not appear as a value in ${query.sql}`)
+  return { query, slots }
+}
