@@ -1,4 +1,5 @@
-import { H3, HTTPResponse, type H3Event } from 'h3'
+import { H3, type H3Event } from 'h3'
+import { FastResponse } from 'srvx'
 import type { AppDeps, TenantContext } from './context.ts'
 import { authenticate, type Caller } from './http/auth.ts'
 import type { Method, RouteDef } from './http/define-route.ts'
@@ -55,8 +56,10 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
       tenant_id: state.caller?.tenantId, key_id: state.caller?.keyId,
     })
-    // h3's own response type: sent with Content-Length in one write (a fetch Response body is streamed, chunked).
-    return new HTTPResponse(out.body, { status: out.status, headers })
+    // srvx's response (what h3 itself answers with): on node:http its string body and plain
+    // headers object go out in one write with Content-Length; a fetch Response would be
+    // streamed (chunked, two writes) and its Headers built and read back.
+    return new FastResponse(out.body, { status: out.status, headers })
   })
 
   const byPath = new Map<string, Method[]>()

@@ -34,10 +34,17 @@ export function openDb(file: string, opts: { migrate?: boolean } = {}): OpenDb {
     unlock: () => dialect.driver!.unlock(),
     version: () => `${dataVersion.get() as number}.${ownChanges.get() as number}`,
   })
-  return { db, sqlite, close: () => db.destroy() }
+  // kysely closes the file only if it ever ran a query itself (compiled() may have bypassed it).
+  const close = async () => {
+    await db.destroy()
+    if (sqlite.open) sqlite.close()
+  }
+  return { db, sqlite, close }
 }
 
 interface SqliteStatementOf {
+  /** true when the statement returns rows */
+  reader: boolean
   all(...params: unknown[]): unknown[]
   get(...params: unknown[]): unknown
   run(...params: unknown[]): { changes: number }
