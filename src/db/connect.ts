@@ -1,5 +1,5 @@
 import {
-  CompiledQuery, Kysely, SqliteDialect,
+  CompiledQuery, Kysely, SqliteDialect, type Transaction,
   type DatabaseConnection, type Driver, type SqliteDatabase as KyselySqlite, type SqliteStatement,
 } from 'kysely'
 import type { Database } from './schema.ts'
@@ -62,10 +62,22 @@ export interface DbInternals {
 }
 
 const _internals = new WeakMap<Db, DbInternals>()
+const _txOf = new WeakMap<Transaction<Database>, DbInternals>()
 
 /** @internal for src/db/ only. */
 export function internalsOf(db: Db): DbInternals | undefined {
   return _internals.get(db)
+}
+
+/** @internal withTx() says which database a transaction is on (see compiled()). */
+export function registerTx(tx: Transaction<Database>, db: Db): void {
+  const x = _internals.get(db)
+  if (x) _txOf.set(tx, x)
+}
+
+/** @internal The database of a transaction that withTx() opened (its connection is the one held). */
+export function internalsOfTx(tx: Transaction<Database>): DbInternals | undefined {
+  return _txOf.get(tx)
 }
 
 /**
