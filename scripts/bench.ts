@@ -6,7 +6,7 @@
 // delivery baseline). Bounded: the whole run is stopped after 290 s, every child is killed at
 // the end, also on failure.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -37,6 +37,7 @@ interface Ctx { tmp: string; opened: OpenDb; serve: Child; bare: Child; receiver
 
 async function main(): Promise<void> {
   const started = performance.now()
+  const host = machine()
   const tmp = (tmpDir = mkdtempSync(join(tmpdir(), 'travelops-bench-')))
   const deadline = setTimeout(() => _abort(`over the time limit of ${DEADLINE_S} s`), DEADLINE_S * 1000)
   try {
@@ -137,7 +138,8 @@ async function main(): Promise<void> {
       _log(`profile of serve written to ${profile}; npx tsx scripts/bench/profile-top.ts <file> shows it`)
     }
     const results = {
-      generated_at: new Date().toISOString(), commit: gitCommit(ROOT), machine: machine(),
+      generated_at: new Date().toISOString(), commit: gitCommit(ROOT),
+      machine: { ...host, loadavg_end: loadavg().map((x) => Math.round(x * 100) / 100) },
       settings: { ...S, log_lines: logLines, log_level: 'info' }, figures, seconds: (performance.now() - started) / 1000,
     }
     printTable(results)

@@ -1,7 +1,7 @@
 // The benchmark's output: one row per figure, printed as a table and written to bench/results.json.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { cpus, release, totalmem } from 'node:os'
+import { cpus, loadavg, release, totalmem } from 'node:os'
 import { dirname } from 'node:path'
 
 export interface Figure {
@@ -24,15 +24,19 @@ export interface Figure {
 export interface Results {
   generated_at: string
   commit: string
-  machine: { cpu: string; cores: number; memory_gb: number; node: string; kernel: string }
+  machine: { cpu: string; cores: number; memory_gb: number; node: string; kernel: string; loadavg_start: number[]; loadavg_end?: number[] }
   settings: Record<string, unknown>
   figures: Figure[]
   seconds: number
 }
 
+/** The machine, with its 1/5/15-minute load averages now: call at the start of the run. */
 export function machine(): Results['machine'] {
   const c = cpus()
-  return { cpu: c[0]?.model ?? 'unknown', cores: c.length, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, kernel: release() }
+  return {
+    cpu: c[0]?.model ?? 'unknown', cores: c.length, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, kernel: release(),
+    loadavg_start: loadavg().map((x) => Math.round(x * 100) / 100),
+  }
 }
 
 export function gitCommit(root: string): string {
@@ -68,7 +72,8 @@ export function printTable(results: Results): void {
   process.stdout.write(`\n${line(rows[0]!)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`)
   for (const r of rows.slice(1)) process.stdout.write(line(r) + '\n')
   const m = results.machine
-  process.stdout.write(`\n${m.cpu}, ${m.cores} cores, Node ${m.node}, commit ${results.commit}, ${results.seconds.toFixed(0)} s\n`)
+  process.stdout.write(`\n${m.cpu}, ${m.cores} cores, Node ${m.node}, commit ${results.commit}, ${results.seconds.toFixed(0)} s, ` +
+    `load average ${m.loadavg_start[0]} at the start, ${m.loadavg_end?.[0] ?? '?'} at the end (other work on the machine shifts every figure)\n`)
 }
 
 export function fmt(x: number): string {
