@@ -59,7 +59,14 @@ export type Planner = (queued: QueuedHook[], now: string) => { room: number; hoo
  * unleased deliveries as the planner asks, leased until `leaseUntil`. The due deliveries of
  * a subscription that went inactive are dropped instead (nothing sent, nothing queued).
  */
-export function cycle(db: Db, outcomes: Outcome[], claim?: { now: string; leaseUntil: string; plan: Planner }): Promise<Job[]> {
+export async function cycle(db: Db, outcomes: Outcome[], claim?: { now: string; leaseUntil: string; plan: Planner }): Promise<Job[]> {
+  // Nothing to record: look first without the write lock (a wake often finds every
+  // subscription with work at its limit, e.g. while receivers are slow).
+  if (outcomes.length === 0) {
+    if (!claim) return []
+    const wanted = await exclusive(db, (q) => claim.plan(_queuedHooks(q, claim.now), claim.now))
+    if (wanted.room <= 0 || wanted.hooks.length === 0) return []
+  }
   return exclusive(db, (q) => {
     for (const o of outcomes) _record(q, o)
     const jobs: Job[] = []
