@@ -35,9 +35,42 @@ function main(): void {
       process.stdout.write(`${((100 * us) / busy).toFixed(1).padStart(5)}%  ${k}\n`)
     }
   }
+  const areas = _areas(byFn)
+  const startup = areas.get(_STARTUP) ?? 0
+  areas.delete(_STARTUP)
+  process.stdout.write(`\nself time by area, in % of the busy time after start-up (start-up: ${(startup / 1e6).toFixed(2)} s)\n`)
+  for (const [k, us] of [...areas].sort((a, b) => b[1] - a[1])) process.stdout.write(`${((100 * us) / (busy - startup)).toFixed(1).padStart(5)}%  ${k}\n`)
   show('self time by function', byFn)
   show('self time by file', byFile)
   show('total time (self + callees) by function', _inclusive(p, self, byId))
+}
+
+const _STARTUP = 'start-up (module loading, TypeScript)'
+
+/**
+ * Self time in broad areas. SQLite's own work (native, called synchronously) shows up as
+ * self time of the JS function that ran the statement: kysely's SqliteConnection.executeQuery,
+ * compiled()'s _run, exclusive()'s helpers, dbVersion().
+ */
+function _areas(byFn: Map<string, number>): Map<string, number> {
+  const out = new Map<string, number>()
+  const rules: [string, RegExp][] = [
+    ['system calls (socket and log writes, reads)', /^(writev|read|write|writeBuffer|writeString|writeUtf8String) $/],
+    ['SQLite statements (native)', /^(executeQuery kysely:56|_run src\/db\/compiled|\(anonymous\) src\/db\/(exclusive|connect)|commitTransaction|beginTransaction|sqliteTransaction|st\.<computed>)|better-sqlite3/],
+    ['garbage collection', /^\(garbage collector\)/],
+    [_STARTUP, /tsx|esbuild|node:internal\/modules|node:internal\/bootstrap|node:internal\/source_map|compileSourceTextModule|wrapSafe|internalModuleStat|readFileUtf8/],
+    ['kysely (query building, executor)', /kysely/],
+    ['node:http, h3, srvx, rou3', /node:_http|node:internal\/(http|stream|streams|webstreams|url|deps\/undici)|llhttp| (h3|srvx|rou3):|node:net|node:events|parserOn/],
+    ['undici (outgoing webhooks)', / undici:/],
+    ['crypto (key hash, HMAC, random)', /node:internal\/crypto|^(Hash|Hmac|digest|update) /],
+    ['travelops code (src/)', / src\//],
+  ]
+  for (const [fn, us] of byFn) {
+    if (fn === '(idle) ') continue
+    const area = rules.find(([, re]) => re.test(fn))?.[0] ?? 'other (V8, Node internals, valibot, …)'
+    out.set(area, (out.get(area) ?? 0) + us)
+  }
+  return out
 }
 
 /** Each function's time including what it called (a function on the stack twice counts once). */

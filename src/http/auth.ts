@@ -32,6 +32,7 @@ export async function authenticate(deps: AppDeps, header: string | null): Promis
   if (row.revoked_at) throw unauthenticated('This API key has been revoked')
   if (row.expires_at && row.expires_at <= now.toISOString()) throw unauthenticated('This API key has expired')
   if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) > TOUCH_EVERY_MS) {
+    row.last_used_at = now.toISOString() // the cached row: requests until the write lands do not write again
     touchKey(deps.db, row.id, now).catch((err: unknown) => deps.logger.warn('could not record key use', { key_id: row.id, error: String(err) }))
   }
   return { keyId: row.id, tenantId: row.tenant_id, scopes: row.scopeList, rateLimit: row.rate_limit }
