@@ -1,4 +1,5 @@
 import { H3, type H3Event } from 'h3'
+import { FastResponse } from 'srvx'
 import type { AppDeps, TenantContext } from './context.ts'
 import { authenticate, type Caller } from './http/auth.ts'
 import type { Method, RouteDef } from './http/define-route.ts'
@@ -21,6 +22,15 @@ interface RequestState {
   rate?: RateDecision
 }
 
+/** A response before the standard headers are added. */
+interface Out {
+  status: number
+  body: string
+  headers?: Record<string, string>
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
 /**
  * The HTTP application. Routes are data (see define-route.ts); one global middleware runs
  * for every request: request id, 404/405, authentication, rate limit, the route's scope
@@ -34,19 +44,22 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
   app.use(async (event) => {
     const started = performance.now()
     const state: RequestState = { requestId: newId('req') }
-    let res: Response
+    let out: Out
     try {
-      res = await _guard(event, state, deps, limiter)
+      out = await _guard(event, state, deps, limiter)
     } catch (err) {
-      res = _errorResponse(err, state, deps, event)
+      out = _errorOut(err, state, deps, event)
     }
-    _decorate(res, state)
+    const headers = _headers(out, state)
     deps.logger.info('request', {
-      request_id: state.requestId, method: event.req.method, path: event.url.pathname, status: res.status,
+      request_id: state.requestId, method: event.req.method, path: event.url.pathname, status: out.status,
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
       tenant_id: state.caller?.tenantId, key_id: state.caller?.keyId,
     })
-    return res
+    // srvx's response (what h3 itself answers with): on node:http its string body and plain
+    // headers object go out in one write with Content-Length; a fetch Response would be
+    // streamed (chunked, two writes) and its Headers built and read back.
+    return new FastResponse(out.body, { status: out.status, headers })
   })
 
   const byPath = new Map<string, Method[]>()
@@ -64,7 +77,7 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
   return { h3: app, routes, fetch: (req) => Promise.resolve(app.fetch(req)) }
 }
 
-async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limiter: RateLimiter): Promise<Response> {
+async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limiter: RateLimiter): Promise<Out> {
   const meta = event.context.matchedRoute?.meta as { route?: RouteDef; allow?: string } | undefined
   const route = meta?.route
   try {
@@ -104,12 +117,10 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
     ctx = { ...deps, tenantId: caller.tenantId, keyId: caller.keyId }
   }
   const out = await executeRoute(route, event, ctx, state.requestId)
-  const res = new Response(out.body, { status: out.status, headers: { 'content-type': 'application/json; charset=utf-8' } })
-  if (out.replayed) res.headers.set('Idempotent-Replayed', 'true')
-  return res
+  return out.replayed ? { status: out.status, body: out.body, headers: { 'idempotent-replayed': 'true' } } : out
 }
 
-function _errorResponse(err: unknown, state: RequestState, deps: AppDeps, event: H3Event): Response {
+function _errorOut(err: unknown, state: RequestState, deps: AppDeps, event: H3Event): Out {
   let apiError: ApiError
   if (err instanceof ApiError) apiError = err
   else if (_status(err) === 400) apiError = new ApiError(400, 'bad_request', 'Malformed request URL')
@@ -117,20 +128,21 @@ function _errorResponse(err: unknown, state: RequestState, deps: AppDeps, event:
     deps.logger.error('unhandled error', { request_id: state.requestId, method: event.req.method, path: event.url.pathname, error: String((err as Error)?.stack ?? err) })
     apiError = new ApiError(500, 'internal_error', 'Internal server error')
   }
-  const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', ...apiError.headers })
-  return new Response(errorJson(apiError, state.requestId), { status: apiError.status, headers })
+  return { status: apiError.status, body: errorJson(apiError, state.requestId), headers: apiError.headers }
 }
 
 function _status(err: unknown): number | undefined {
   return typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : undefined
 }
 
-function _decorate(res: Response, state: RequestState): void {
-  res.headers.set('X-Request-ID', state.requestId)
-  if (state.caller) res.headers.set('X-Tenant-ID', state.caller.tenantId)
+function _headers(out: Out, state: RequestState): Record<string, string> {
+  const h: Record<string, string> = { 'content-type': JSON_TYPE, 'x-request-id': state.requestId }
+  if (state.caller) h['x-tenant-id'] = state.caller.tenantId
   if (state.rate) {
-    res.headers.set('X-RateLimit-Limit', String(state.rate.limit))
-    res.headers.set('X-RateLimit-Remaining', String(state.rate.remaining))
-    res.headers.set('X-RateLimit-Reset', String(state.rate.reset))
+    h['x-ratelimit-limit'] = String(state.rate.limit)
+    h['x-ratelimit-remaining'] = String(state.rate.remaining)
+    h['x-ratelimit-reset'] = String(state.rate.reset)
   }
+  if (out.headers) for (const name in out.headers) h[name.toLowerCase()] = out.headers[name]!
+  return h
 }

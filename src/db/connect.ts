@@ -1,5 +1,5 @@
 import {
-  CompiledQuery, Kysely, SqliteDialect,
+  CompiledQuery, Kysely, SqliteDialect, type Transaction,
   type DatabaseConnection, type Driver, type SqliteDatabase as KyselySqlite, type SqliteStatement,
 } from 'kysely'
 import type { Database } from './schema.ts'
@@ -22,8 +22,73 @@ export interface OpenDb {
 export function openDb(file: string, opts: { migrate?: boolean } = {}): OpenDb {
   const sqlite = openSqlite(file)
   if (opts.migrate !== false) migrate(sqlite)
-  const db = new Kysely<Database>({ dialect: new _SerialSqliteDialect({ database: _cachingDatabase(sqlite) }) })
-  return { db, sqlite, close: () => db.destroy() }
+  const database = _cachingDatabase(sqlite)
+  const dialect = new _SerialSqliteDialect({ database })
+  const db = new Kysely<Database>({ dialect })
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck()
+  const ownChanges = sqlite.prepare('SELECT total_changes()').pluck()
+  _internals.set(db, {
+    sqlite,
+    prepare: (sql) => database.prepare(sql) as unknown as SqliteStatementOf,
+    lock: () => dialect.driver!.lock(),
+    unlock: () => dialect.driver!.unlock(),
+    version: () => `${dataVersion.get() as number}.${ownChanges.get() as number}`,
+  })
+  // kysely closes the file only if it ever ran a query itself (compiled() may have bypassed it).
+  const close = async () => {
+    await db.destroy()
+    if (sqlite.open) sqlite.close()
+  }
+  return { db, sqlite, close }
+}
+
+interface SqliteStatementOf {
+  /** true when the statement returns rows */
+  reader: boolean
+  all(...params: unknown[]): unknown[]
+  get(...params: unknown[]): unknown
+  run(...params: unknown[]): { changes: number }
+}
+
+/** What src/db/ itself needs of an open database beyond kysely (see exclusive.ts). */
+export interface DbInternals {
+  sqlite: SqliteDatabase
+  /** The statement cache kysely uses too. */
+  prepare(sql: string): SqliteStatementOf
+  /** The serialising driver's turn: while held, no kysely query or transaction runs. */
+  lock(): Promise<void>
+  unlock(): void
+  version(): string
+}
+
+const _internals = new WeakMap<Db, DbInternals>()
+const _txOf = new WeakMap<Transaction<Database>, DbInternals>()
+
+/** @internal for src/db/ only. */
+export function internalsOf(db: Db): DbInternals | undefined {
+  return _internals.get(db)
+}
+
+/** @internal withTx() says which database a transaction is on (see compiled()). */
+export function registerTx(tx: Transaction<Database>, db: Db): void {
+  const x = _internals.get(db)
+  if (x) _txOf.set(tx, x)
+}
+
+/** @internal The database of a transaction that withTx() opened (its connection is the one held). */
+export function internalsOfTx(tx: Transaction<Database>): DbInternals | undefined {
+  return _txOf.get(tx)
+}
+
+/**
+ * A value that changes whenever the database may have changed: another connection (a CLI
+ * process) committed (`PRAGMA data_version`), or this connection wrote (`total_changes()`,
+ * which counts uncommitted and rolled-back changes too, so it errs on the side of "changed").
+ * A cache of rows can be trusted while this stays the same. Costs ≈4 µs, no kysely.
+ * null for a Db not opened by openDb: then nothing may be cached.
+ */
+export function dbVersion(db: Db): string | null {
+  return _internals.get(db)?.version() ?? null
 }
 
 function _cachingDatabase(sqlite: SqliteDatabase): KyselySqlite {
@@ -33,13 +98,55 @@ function _cachingDatabase(sqlite: SqliteDatabase): KyselySqlite {
     prepare(sql) {
       let stmt = cache.get(sql)
       if (!stmt) {
-        stmt = sqlite.prepare(sql) as unknown as SqliteStatement
+        stmt = sqlite.prepare(plainParameters(sql)) as unknown as SqliteStatement
         if (cache.size > 2000) cache.clear() // dynamic SQL (e.g. IN lists) must not grow it forever
         cache.set(sql, stmt)
       }
       return stmt
     },
   }
+}
+
+/**
+ * Every `?` placeholder becomes `+?` (unary plus: the same value, type, affinity and
+ * collation, and still usable for an index). SQLite (3.54, as better-sqlite3 13 builds it)
+ * marks a statement for re-preparation whenever a new value is bound to a bare `?` that the
+ * planner looked at (e.g. `tenant_id = ? ORDER BY id`, `LIMIT ?`): a cached statement was then
+ * compiled again on every run, 10–40 µs each (GET /v1/orders: 54 µs → 35 µs for the query).
+ * The plans are the same. Quoted text, identifiers and comments are left alone. (The one
+ * optimisation a bare `?` allows that `+?` does not, LIKE with a bound prefix, is not used.)
+ */
+export function plainParameters(sql: string): string {
+  let out = ''
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i]!
+    if (c === "'" || c === '"' || c === '`') {
+      const end = _closing(sql, i, c)
+      out += sql.slice(i, end)
+      i = end - 1
+    } else if (c === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i)
+      out += sql.slice(i, end < 0 ? sql.length : end)
+      i = (end < 0 ? sql.length : end) - 1
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2)
+      out += sql.slice(i, end < 0 ? sql.length : end + 2)
+      i = (end < 0 ? sql.length : end + 2) - 1
+    } else if (c === '?' && !/[0-9]/.test(sql[i + 1] ?? '') && out[out.length - 1] !== '+') {
+      out += '+?'
+    } else out += c
+  }
+  return out
+}
+
+/** Index just past the quote closing the one at `start` (a doubled quote is part of the text). */
+function _closing(sql: string, start: number, quote: string): number {
+  for (let i = start + 1; i < sql.length; i++) {
+    if (sql[i] !== quote) continue
+    if (sql[i + 1] === quote) i++
+    else return i + 1
+  }
+  return sql.length
 }
 
 /**
@@ -50,8 +157,10 @@ function _cachingDatabase(sqlite: SqliteDatabase): KyselySqlite {
  * waits on busy_timeout instead of failing on a lock upgrade.
  */
 class _SerialSqliteDialect extends SqliteDialect {
+  driver: _SerialDriver | undefined
+
   override createDriver(): Driver {
-    return new _SerialDriver(super.createDriver())
+    return (this.driver = new _SerialDriver(super.createDriver()))
   }
 }
 
@@ -67,17 +176,25 @@ class _SerialDriver implements Driver {
   init() { return this.#inner.init() }
   destroy() { return this.#inner.destroy() }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
+  async lock(): Promise<void> {
     if (this.#busy) await new Promise<void>((resolve) => this.#waiters.push(resolve))
     this.#busy = true
+  }
+
+  unlock(): void {
+    const next = this.#waiters.shift()
+    if (next) next()
+    else this.#busy = false
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.lock()
     return this.#inner.acquireConnection()
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     await this.#inner.releaseConnection(connection)
-    const next = this.#waiters.shift()
-    if (next) next()
-    else this.#busy = false
+    this.unlock()
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {

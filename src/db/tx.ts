@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely'
 import type { Database } from './schema.ts'
-import type { Db } from './connect.ts'
+import { registerTx, type Db } from './connect.ts'
 
 export type Tx = Transaction<Database>
 
@@ -13,7 +13,10 @@ export interface TxScope {
 /** One write transaction; hooks registered inside run once it has committed. */
 export async function withTx<T>(db: Db, fn: (scope: TxScope) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = []
-  const result = await db.transaction().execute((tx) => fn({ tx, afterCommit: (h) => hooks.push(h) }))
+  const result = await db.transaction().execute((tx) => {
+    registerTx(tx, db)
+    return fn({ tx, afterCommit: (h) => hooks.push(h) })
+  })
   for (const hook of hooks) hook()
   return result
 }

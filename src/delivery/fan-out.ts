@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { compiled } from '../db/compiled.ts'
 import type { Tx } from '../db/tx.ts'
 import { newId } from '../lib/ids.ts'
 
@@ -7,25 +8,18 @@ import { newId } from '../lib/ids.ts'
  * event (or for `*`), written in the transaction that wrote the event. Returns how many.
  */
 export async function fanOut(tx: Tx, event: { id: string; tenantId: string; name: string; at: string }): Promise<number> {
-  const targets = await tx.selectFrom('webhooks').select('id')
-    .where('tenant_id', '=', event.tenantId)
-    .where('active', '=', 1)
-    .where('deleted_at', 'is', null)
-    .where(sql<boolean>`exists (select 1 from json_each(webhooks.events) where value in (${event.name}, '*'))`)
-    .execute()
-  if (targets.length === 0) return 0
-  await tx.insertInto('deliveries').values(targets.map((w) => ({
-    id: newId('del'),
-    tenant_id: event.tenantId,
-    webhook_id: w.id,
-    event_id: event.id,
-    event: event.name,
-    status: 'pending',
-    attempts: 0,
-    retries: 0,
-    manual: 0,
-    created_at: event.at,
-    due_at: event.at,
-  }))).execute()
+  const targets = await _targets(tx, event.tenantId, event.name)
+  for (const w of targets) await _insertDelivery(tx, newId('del'), event.tenantId, w.id, event.id, event.name, event.at)
   return targets.length
 }
+
+const _targets = compiled((db, tenantId: string, name: string) => db.selectFrom('webhooks').select('id')
+  .where('tenant_id', '=', tenantId)
+  .where('active', '=', 1)
+  .where('deleted_at', 'is', null)
+  .where(sql<boolean>`exists (select 1 from json_each(webhooks.events) where value in (${name}, '*'))`))
+
+const _insertDelivery = compiled((db, id: string, tenant_id: string, webhook_id: string, event_id: string, event: string, at: string) =>
+  db.insertInto('deliveries').values({
+    id, tenant_id, webhook_id, event_id, event, status: 'pending', attempts: 0, retries: 0, manual: 0, created_at: at, due_at: at,
+  }))

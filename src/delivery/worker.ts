@@ -33,127 +33,154 @@ export interface Worker {
 /**
  * The delivery loop: claim due deliveries (with a lease that a crash lets expire), send each
  * outside any transaction, record outcomes in batches, schedule retries. Never imports http/.
+ * A cycle records the attempts finished since the last one and claims work for the freed
+ * slots in one transaction (store.cycle).
  */
 export function startWorker(o: WorkerOptions): Worker {
   const concurrency = o.concurrency ?? 64
   const perWebhook = o.perWebhook ?? 8
   const pollMs = o.pollMs ?? 1000
   const random = o.random ?? Math.random
+  /** Every attempt until its outcome is recorded (what stop() waits for). */
   const inflight = new Map<string, Promise<void>>()
+  /** Attempts still sending, per subscription: the slots. */
   const perHook = new Map<string, number>()
+  let sending = 0
   const outcomes: store.Outcome[] = []
+  const recorded: (() => void)[] = []
   let stopping = false
   let closed = false
-  let ticking = false
+  let ticking: Promise<void> | undefined
   let again = false
+  let soon = false
   let timer: NodeJS.Timeout | undefined
-  let flushing: Promise<void> | undefined
 
   const ready = store.releaseAllLeases(o.db).catch((err: unknown) => o.logger.error('could not release leases', { error: String(err) }))
 
   const schedule = (ms: number) => {
     if (stopping) return
     clearTimeout(timer)
-    timer = setTimeout(wake, Math.max(0, ms))
+    timer = setTimeout(run, Math.max(0, ms))
     timer.unref()
   }
 
+  /** New work was committed: look now. */
   function wake(): void {
-    if (stopping) return
+    if (!stopping) run()
+  }
+
+  function run(): void {
     if (ticking) {
       again = true
       return
     }
-    ticking = true
-    tick().catch((err: unknown) => o.logger.error('delivery loop error', { error: String(err) })).finally(() => {
-      ticking = false
+    ticking = tick().catch((err: unknown) => o.logger.error('delivery loop error', { error: String(err) })).finally(() => {
+      ticking = undefined
       if (again) {
         again = false
-        setImmediate(wake)
+        setImmediate(run)
       }
+    })
+  }
+
+  /** Attempts finished in the same event-loop turn are recorded by one cycle. */
+  function _runSoon(): void {
+    if (soon) return
+    soon = true
+    setImmediate(() => {
+      soon = false
+      run()
     })
   }
 
   async function tick(): Promise<void> {
     await ready
-    while (!stopping && inflight.size < concurrency) {
-      const now = o.clock.now()
-      const saturated = [...perHook].filter(([, n]) => n >= perWebhook).map(([id]) => id)
-      const jobs = await store.claimDue(o.db, now.toISOString(), new Date(now.getTime() + o.leaseMs).toISOString(), concurrency - inflight.size, saturated)
-      if (jobs.length === 0) break
-      const giveBack: string[] = []
-      for (const job of jobs) {
-        if (!job.live) await store.dropJob(o.db, job)
-        else if ((perHook.get(job.webhook_id) ?? 0) >= perWebhook) giveBack.push(job.id)
-        else _start(job)
+    const batch = outcomes.splice(0)
+    const settle = recorded.splice(0)
+    let wait = pollMs
+    const plan: store.Planner = (queued, nowIso) => {
+      const nowMs = Date.parse(nowIso)
+      const hooks: { webhook_id: string; limit: number }[] = []
+      for (const h of queued.filter((x) => x.due !== null).sort((a, b) => (a.due! < b.due! ? -1 : 1))) {
+        if (h.due! > nowIso) wait = Math.min(wait, Date.parse(h.due!) - nowMs)
+        else {
+          const free = perWebhook - (perHook.get(h.webhook_id) ?? 0)
+          if (free > 0) hooks.push({ webhook_id: h.webhook_id, limit: free }) // else its attempts wake the loop when they finish
+        }
       }
-      await store.releaseJobs(o.db, giveBack)
-      if (giveBack.length === jobs.length) break
+      return { room: concurrency - sending, hooks }
     }
-    const due = await store.nextDueAt(o.db)
-    const wait = due === null ? pollMs : Math.min(pollMs, Date.parse(due) - o.clock.now().getTime())
-    schedule(wait)
+    let jobs: store.Job[] = []
+    try {
+      const now = o.clock.now()
+      const claim = stopping || sending >= concurrency ? undefined
+        : { now: now.toISOString(), leaseUntil: new Date(now.getTime() + o.leaseMs).toISOString(), plan }
+      if (batch.length > 0 || claim) jobs = await store.cycle(o.db, batch, claim)
+    } catch (err) {
+      if (batch.length > 0) o.logger.error('could not record delivery attempts; they will be retried when their lease expires', { error: String(err) })
+      else throw err
+    } finally {
+      for (const done of settle) done()
+      schedule(wait)
+    }
+    for (const job of jobs) _start(job)
   }
 
   function _start(job: store.Job): void {
     perHook.set(job.webhook_id, (perHook.get(job.webhook_id) ?? 0) + 1)
-    const p = _attempt(job).finally(() => {
-      inflight.delete(job.id)
-      const n = (perHook.get(job.webhook_id) ?? 1) - 1
-      if (n > 0) perHook.set(job.webhook_id, n)
-      else perHook.delete(job.webhook_id)
-    })
+    sending++
+    const p = _attempt(job).finally(() => inflight.delete(job.id))
     inflight.set(job.id, p)
   }
 
-  async function _attempt(job: store.Job): Promise<void> {
-    const envelope = JSON.parse(job.payload) as { id: string; timestamp: string }
-    const at = o.clock.now()
-    const result = await o.sender.send({
-      url: job.url,
-      body: job.payload,
-      headers: {
-        ...job.headers,
-        'Content-Type': 'application/json',
-        'User-Agent': o.userAgent,
-        'X-Webhook-ID': envelope.id,
-        'X-Webhook-Timestamp': envelope.timestamp,
-        'X-Webhook-Signature': signPayload(job.secret, job.payload),
-      },
-    })
-    const delivered = result.responseCode !== null && result.responseCode >= 200 && result.responseCode < 300
-    let next: string | null = null
-    let retries = job.retries
-    if (!delivered && !job.manual) {
-      const when = nextRetryAt({
-        retriesSoFar: job.retries, retryCount: job.retryCount, eventAt: new Date(job.eventAt), now: o.clock.now(), baseMs: o.retryBaseMs, random,
-      })
-      if (when) {
-        next = when.toISOString()
-        retries++
-      }
-    } else if (!delivered && job.manual) {
-      next = job.next_retry_at // a manual attempt leaves the automatic schedule as it was
-    }
-    if (closed) return // stopped meanwhile: the lease was given back, the attempt will be made again
-    outcomes.push({ job, at: at.toISOString(), ...result, delivered, nextRetryAt: next, retries })
-    o.logger.debug('delivery attempt', { delivery_id: job.id, webhook_id: job.webhook_id, code: result.responseCode, delivered, error: result.error })
-    await _flush()
+  function _free(job: store.Job): void {
+    sending--
+    const n = (perHook.get(job.webhook_id) ?? 1) - 1
+    if (n > 0) perHook.set(job.webhook_id, n)
+    else perHook.delete(job.webhook_id)
   }
 
-  /** Outcomes finished in the same tick share one transaction. */
-  function _flush(): Promise<void> {
-    flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
-      const batch = outcomes.splice(0)
-      flushing = undefined
-      try {
-        await store.recordOutcomes(o.db, batch)
-      } catch (err) {
-        o.logger.error('could not record delivery attempts; they will be retried when their lease expires', { error: String(err) })
+  async function _attempt(job: store.Job): Promise<void> {
+    let outcome: store.Outcome
+    try {
+      const at = o.clock.now()
+      const result = await o.sender.send({
+        url: job.url,
+        body: job.payload,
+        headers: {
+          ...job.headers,
+          'Content-Type': 'application/json',
+          'User-Agent': o.userAgent,
+          // The envelope's id and timestamp are the event row's (events/emit.ts writes both).
+          'X-Webhook-ID': job.event_id,
+          'X-Webhook-Timestamp': job.eventAt,
+          'X-Webhook-Signature': signPayload(job.secret, job.payload),
+        },
+      })
+      const delivered = result.responseCode !== null && result.responseCode >= 200 && result.responseCode < 300
+      let next: string | null = null
+      let retries = job.retries
+      if (!delivered && !job.manual) {
+        const when = nextRetryAt({
+          retriesSoFar: job.retries, retryCount: job.retryCount, eventAt: new Date(job.eventAt), now: o.clock.now(), baseMs: o.retryBaseMs, random,
+        })
+        if (when) {
+          next = when.toISOString()
+          retries++
+        }
+      } else if (!delivered && job.manual) {
+        next = job.next_retry_at // a manual attempt leaves the automatic schedule as it was
       }
-      wake()
-    })
-    return flushing
+      outcome = { job, at: at.toISOString(), ...result, delivered, nextRetryAt: next, retries }
+    } finally {
+      _free(job)
+    }
+    if (closed) return // stopped meanwhile: the lease was given back, the attempt will be made again
+    o.logger.debug('delivery attempt', { delivery_id: job.id, webhook_id: job.webhook_id, code: outcome.responseCode, delivered: outcome.delivered, error: outcome.error })
+    const done = new Promise<void>((resolve) => recorded.push(resolve))
+    outcomes.push(outcome)
+    _runSoon()
+    await done
   }
 
   schedule(0)
@@ -167,7 +194,7 @@ export function startWorker(o: WorkerOptions): Worker {
       let timedOut = false
       await Promise.race([all, new Promise<void>((r) => setTimeout(() => { timedOut = true; r() }, graceMs).unref())])
       if (timedOut) await store.releaseJobs(o.db, [...inflight.keys()]).catch(() => {})
-      await flushing
+      while (ticking) await ticking
       closed = true
       await o.sender.close()
     },

@@ -1,3 +1,4 @@
+import { compiled } from '../db/compiled.ts'
 import type { TxScope } from '../db/tx.ts'
 import type { TenantContext } from '../context.ts'
 import { fanOut } from '../delivery/fan-out.ts'
@@ -17,17 +18,11 @@ export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventNa
     tenant_id: ctx.tenantId,
     data,
   }
-  await scope.tx
-    .insertInto('events')
-    .values({
-      id: envelope.id,
-      tenant_id: ctx.tenantId,
-      name: event,
-      payload: JSON.stringify(envelope),
-      created_at: envelope.timestamp,
-    })
-    .execute()
+  await _insertEvent(scope.tx, envelope.id, ctx.tenantId, event, JSON.stringify(envelope), envelope.timestamp)
   const deliveries = await fanOut(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp })
   if (deliveries > 0) scope.afterCommit(ctx.notify)
   return envelope
 }
+
+const _insertEvent = compiled((db, id: string, tenant_id: string, name: string, payload: string, created_at: string) =>
+  db.insertInto('events').values({ id, tenant_id, name, payload, created_at }))

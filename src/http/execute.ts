@@ -26,11 +26,13 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
   const idemHeader = route.method === 'POST' ? event.req.headers.get('idempotency-key') : null
   const idemKey = idemHeader === null ? null : checkIdempotencyKey(idemHeader)
   if (route.method === 'POST' || route.method === 'PATCH') {
-    const raw = await readJsonBody(event)
-    fingerprint = bodyFingerprint(raw.value)
-    // A reused key is a 409 even when this body would not validate.
-    if (idemKey !== null) await assertSameRequest(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint })
-    if (route.body) body = validateBody(route.body, raw.value, new Set(route.readOnly))
+    const received = (await readJsonBody(event)).value
+    if (idemKey !== null) {
+      fingerprint = bodyFingerprint(received)
+      // A reused key is a 409 even when this body would not validate.
+      await assertSameRequest(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint })
+    }
+    if (route.body) body = validateBody(route.body, received, _readOnly(route))
   }
   const run = async (): Promise<StoredResponse> => {
     try {
@@ -62,13 +64,35 @@ function _query(route: RouteDef, search: URLSearchParams): unknown {
     if (Object.hasOwn(raw, k)) throw badRequest(`Query parameter '${k}' is given more than once`, [{ path: k, message: 'given more than once' }])
     raw[k] = val
   }
-  const entries: v.ObjectEntries = { ...(route.list ? pageQuery : {}), ...route.query }
-  const schema = v.strictObject(entries)
-  const r = v.safeParse(schema, raw, { abortEarly: false })
+  const r = v.safeParse(_querySchema(route), raw, { abortEarly: false })
   if (!r.success) {
     const details = issuesToDetails(r.issues).map((d) => d.message.startsWith('unknown field')
       ? { path: d.path, message: `unknown query parameter '${d.path}'` } : d)
     throw badRequest(`Invalid query: ${details[0]!.path}: ${details[0]!.message}`, details)
   }
   return r.output
+}
+
+const _buildQuerySchema = (route: RouteDef) => {
+  const entries: v.ObjectEntries = { ...(route.list ? pageQuery : {}), ...route.query }
+  return v.strictObject(entries)
+}
+const _querySchemas = new WeakMap<RouteDef, ReturnType<typeof _buildQuerySchema>>()
+
+/** The route's query schema, built once per route. */
+function _querySchema(route: RouteDef): ReturnType<typeof _buildQuerySchema> {
+  let schema = _querySchemas.get(route)
+  if (!schema) {
+    schema = _buildQuerySchema(route)
+    _querySchemas.set(route, schema)
+  }
+  return schema
+}
+
+const _readOnlySets = new WeakMap<RouteDef, ReadonlySet<string>>()
+
+function _readOnly(route: RouteDef): ReadonlySet<string> {
+  let set = _readOnlySets.get(route)
+  if (!set) _readOnlySets.set(route, (set = new Set(route.readOnly)))
+  return set
 }

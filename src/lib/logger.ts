@@ -12,11 +12,41 @@ export interface Logger {
  * One JSON object per line on stderr (stdout is kept for command output and the
  * "listening" line). Callers never pass keys, secrets or request bodies.
  */
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+export function createLogger(level: LogLevel, write: (line: string) => void = stderrLines()): Logger {
   const min = LOG_LEVELS.indexOf(level)
   const log = (lvl: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
     if (LOG_LEVELS.indexOf(lvl) < min) return
     write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n')
   }
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') }
+}
+
+let _stderr: ((line: string) => void) | undefined
+
+/**
+ * Lines for stderr, written together at the end of the event-loop turn that produced them
+ * (stderr to a file or pipe is a synchronous write: one system call per request line cost
+ * more than the line itself under load). Flushed at once past 64 KB and when the process exits.
+ */
+export function stderrLines(): (line: string) => void {
+  if (_stderr) return _stderr
+  let pending = ''
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    if (pending === '') return
+    const out = pending
+    pending = ''
+    process.stderr.write(out)
+  }
+  process.on('exit', flush)
+  _stderr = (line) => {
+    pending += line
+    if (pending.length > 65_536) flush()
+    else if (!scheduled) {
+      scheduled = true
+      setImmediate(flush)
+    }
+  }
+  return _stderr
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
+import { compiled } from '../../db/compiled.ts'
 import type { Db } from '../../db/connect.ts'
 import type { ApiKeyRow } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
@@ -85,8 +86,10 @@ export async function revokeKey(db: Db, id: string, now: Date): Promise<KeyView 
   return row && toKeyView(row)
 }
 
-export function findKeyByHash(db: Db, hash: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst()
+const _byHash = compiled((db, hash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash))
+
+export async function findKeyByHash(db: Db, hash: string): Promise<ApiKeyRow | undefined> {
+  return (await _byHash(db, hash))[0]
 }
 
 export async function touchKey(db: Db, id: string, now: Date): Promise<void> {

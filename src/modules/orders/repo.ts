@@ -1,15 +1,37 @@
+import { compiled } from '../../db/compiled.ts'
 import type { Db } from '../../db/connect.ts'
 import type { NewOrder, OrderRow, OrderUpdate } from '../../db/schema.ts'
-import { tenantTable } from '../../db/tenant-table.ts'
 import type { Tx } from '../../db/tx.ts'
 
-/** Rows of the caller's tenant only: every statement starts from `tenant_id` (see db/tenant-table.ts). */
-const table = tenantTable('orders')
+/** Every query of this file starts from the tenant. */
 
-export const findOrder = (db: Db | Tx, tenantId: string, id: string): Promise<OrderRow | undefined> => table.find(db, tenantId, id)
-export const insertOrder = (tx: Tx, row: NewOrder): Promise<void> => table.insert(tx, row)
-export const updateOrder = (tx: Tx, tenantId: string, id: string, set: OrderUpdate): Promise<void> => table.update(tx, tenantId, id, set)
-export const deleteOrder = (tx: Tx, tenantId: string, id: string): Promise<boolean> => table.remove(tx, tenantId, id)
+const _find = compiled((db, tenantId: string, id: string) =>
+  db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id))
+
+export async function findOrder(db: Db | Tx, tenantId: string, id: string): Promise<OrderRow | undefined> {
+  return (await _find(db, tenantId, id))[0]
+}
+
+export async function insertOrder(tx: Tx, row: NewOrder): Promise<void> {
+  await _insert(tx, row.id, row.tenant_id, row.order_number, row.status, row.customer_id ?? null, row.customer, row.items, row.total,
+    row.currency, row.travel_date ?? null, row.notes ?? null, row.metadata ?? null, row.created_at, row.updated_at)
+}
+
+const _insert = compiled((db, id: string, tenant_id: string, order_number: string, status: string, customer_id: string | null, customer: string,
+  items: string, total: number, currency: string, travel_date: string | null, notes: string | null, metadata: string | null,
+  created_at: string, updated_at: string) =>
+  db.insertInto('orders').values({
+    id, tenant_id, order_number, status, customer_id, customer, items, total, currency, travel_date, notes, metadata, created_at, updated_at,
+  }))
+
+export async function updateOrder(tx: Tx, tenantId: string, id: string, set: OrderUpdate): Promise<void> {
+  await tx.updateTable('orders').set(set).where('tenant_id', '=', tenantId).where('id', '=', id).execute()
+}
+
+export async function deleteOrder(tx: Tx, tenantId: string, id: string): Promise<boolean> {
+  const r = await tx.deleteFrom('orders').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
+  return Number(r.numDeletedRows) > 0
+}
 
 export interface OrderFilter {
   status?: string
@@ -20,13 +42,30 @@ export interface OrderFilter {
   limit: number
 }
 
-/** Newest first, keyset-paged on the id; limit + 1 rows tell whether more follow. */
+/** Newest first, keyset-paged on the id; fetches limit + 1 to know whether more follow. */
 export function listOrders(db: Db, tenantId: string, f: OrderFilter): Promise<OrderRow[]> {
-  return table.list(db, tenantId, {
-    eq: { status: f.status, customer_id: f.customerId },
-    gt: { created_at: f.createdAfter },
-    lt: { created_at: f.createdBefore },
-    after: f.after,
-    limit: f.limit,
-  })
+  const present = _FILTERS.filter((k) => f[k])
+  const shape = present.join()
+  let query = _lists.get(shape)
+  if (!query) {
+    // One compiled query per combination of filters, each given filter one value of it.
+    query = compiled((db, tenantId: string, limit: number, ...values: string[]) =>
+      _list(db, tenantId, Object.fromEntries(present.map((k, i) => [k, values[i]])), limit))
+    _lists.set(shape, query)
+  }
+  return query(db, tenantId, f.limit + 1, ...present.map((k) => f[k]!))
+}
+
+const _FILTERS = ['status', 'customerId', 'createdAfter', 'createdBefore', 'after'] as const
+type _Filters = Partial<Record<(typeof _FILTERS)[number], string>>
+const _lists = new Map<string, (db: Db, tenantId: string, limit: number, ...values: string[]) => Promise<OrderRow[]>>()
+
+function _list(db: Db, tenantId: string, f: _Filters, limit: number) {
+  let q = db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId)
+  if (f.status) q = q.where('status', '=', f.status)
+  if (f.customerId) q = q.where('customer_id', '=', f.customerId)
+  if (f.createdAfter) q = q.where('created_at', '>', f.createdAfter)
+  if (f.createdBefore) q = q.where('created_at', '<', f.createdBefore)
+  if (f.after) q = q.where('id', '<', f.after)
+  return q.orderBy('id', 'desc').limit(limit)
 }

@@ -1,0 +1,5 @@
+-- The delivery worker claims work per subscription (oldest due first within each), so a
+-- subscription with a long queue costs one index seek instead of a walk over its queue.
+-- The index on due_at alone served the old global claim and has no reader left.
+CREATE INDEX deliveries_webhook_due ON deliveries (webhook_id, due_at) WHERE due_at IS NOT NULL;
+DROP INDEX deliveries_due;

@@ -1,0 +1,281 @@
+// `npm run bench`: the performance figures of the README's issue, each measured in the same
+// run as its baseline (these machines are shared and noisy), printed as a table and written
+// to bench/results.json. Everything runs on 127.0.0.1 in separate processes: the real
+// `serve` (logging at info into a file), a bare h3 route (the HTTP baseline), a webhook
+// receiver answering 200, and the load generators (autocannon; an undici POST loop for the
+// delivery baseline). Bounded: the whole run is stopped after 290 s, every child is killed at
+// the end, also on failure.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { Agent, request } from 'undici'
+import { openDb, type OpenDb } from '../src/db/connect.ts'
+import type { LoadResult, LoadSpec } from './bench/load.ts'
+import { killAll, spawnChild, type Child } from './bench/procs.ts'
+import { fmt, gitCommit, machine, percentile, printTable, writeResults, type Figure } from './bench/report.ts'
+import { benchTenant, ORDER_BODY, seedDeliveries, seedOrders, type BenchTenant } from './bench/seed.ts'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+let tmpDir: string | undefined
+const DEADLINE_S = 290
+const S = {
+  connections: 16,
+  warmupS: Number(process.env.BENCH_WARMUP_S ?? 2),
+  durationS: Number(process.env.BENCH_DURATION_S ?? 6),
+  ordersSmall: 1_000,
+  ordersLarge: 100_000,
+  deliveryEvents: 10_000, // × 2 subscriptions
+  workerConcurrency: 16, // the worker's effective concurrency to one receiver: 2 subscriptions × 8 per subscription, 16 connections per origin
+  latencyRatePerS: 100,
+  latencyS: 5,
+}
+
+interface Measured extends LoadResult { cpuUsPerReq: number }
+interface Ctx { tmp: string; opened: OpenDb; serve: Child; bare: Child; receiver: Child; serveUrl: string; bareUrl: string; rxUrl: string }
+
+async function main(): Promise<void> {
+  const started = performance.now()
+  const host = machine()
+  const tmp = (tmpDir = mkdtempSync(join(tmpdir(), 'travelops-bench-')))
+  const deadline = setTimeout(() => _abort(`over the time limit of ${DEADLINE_S} s`), DEADLINE_S * 1000)
+  try {
+    const dbFile = join(tmp, 'bench.db')
+    const receiver = spawnChild(ROOT, 'receiver', 'receiver.ts', [])
+    const rxUrl = (await receiver.next<{ url: string }>('ready')).url
+    const opened = openDb(dbFile)
+    const reads = await benchTenant(opened, 'Reads', rxUrl, [])
+    const writes = await benchTenant(opened, 'Writes', rxUrl, [['order.created'], ['*']])
+    const sends = await benchTenant(opened, 'Deliveries', rxUrl, [['order.created'], ['*']])
+    const ids = seedOrders(opened, reads.id, S.ordersSmall)
+    _log(`seeded ${ids.length} orders; starting serve and the bare h3 baseline`)
+    const bare = spawnChild(ROOT, 'bare', 'bare.ts', [])
+    const profile = process.env.BENCH_PROFILE // a directory: serve runs with --cpu-prof (see scripts/bench/profile-top.ts)
+    const serve = spawnChild(ROOT, 'serve', 'serve.ts', [dbFile], {
+      stderrFile: join(tmp, 'serve.log'), nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+    })
+    const [b, s] = await Promise.all([bare.next<{ url: string }>('ready'), serve.next<{ url: string }>('ready')])
+    const c: Ctx = { tmp, opened, serve, bare, receiver, serveUrl: s.url, bareUrl: b.url, rxUrl }
+    const auth = (t: BenchTenant) => ({ authorization: `Bearer ${t.key}` })
+    const list = { method: 'GET' as const, paths: ['/v1/orders?limit=20'], headers: auth(reads) }
+
+    const only = process.env.BENCH_ONLY?.split(',') // e.g. BENCH_ONLY=post,delivery: those groups only, nothing written
+    const run = (group: 'reads' | 'post' | 'delivery' | 'latency') => !only || only.includes(group)
+    const figures: Figure[] = []
+    if (run('reads')) {
+      // The first load of a fresh process also warms the JIT: a longer warm-up.
+      const list1k = await _pair(c, `GET /v1/orders?limit=20 at ${S.ordersSmall / 1000} k orders`, list, S.warmupS + 4)
+      const t0 = performance.now()
+      ids.push(...seedOrders(c.opened, reads.id, S.ordersLarge - S.ordersSmall))
+      _log(`seeded up to ${ids.length} orders in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+      const pathsFile = join(tmp, 'paths.txt')
+      writeFileSync(pathsFile, Array.from({ length: 1000 }, () => `/v1/orders/${ids[Math.floor(Math.random() * ids.length)]}`).join('\n'))
+      const getOne = await _pair(c, 'GET /v1/orders/:id', { method: 'GET', pathsFile, headers: auth(reads) })
+      const list100k = await _pair(c, `GET /v1/orders?limit=20 at ${S.ordersLarge / 1000} k orders`, list)
+      const rssMb = serve.peakRssMb()
+      const r1k = list1k.fig.reqPerS / list1k.base.reqPerS
+      const r100k = list100k.fig.reqPerS / list100k.base.reqPerS
+      const sizeRatio = r100k / r1k
+      figures.push(
+        _httpFigure('get-order', 'GET /v1/orders/:id', getOne, 0.5),
+        _httpFigure('list-orders-100k', `GET /v1/orders?limit=20, ${S.ordersLarge / 1000} k orders`, list100k, 0.25),
+        _httpFigure('list-orders-1k', `GET /v1/orders?limit=20, ${S.ordersSmall / 1000} k orders`, list1k, 0.25),
+        {
+          id: 'list-orders-size', name: 'list at 100 k vs 1 k orders', unit: '×', value: sizeRatio, baseline: null, ratio: null,
+          target: '0.80–1.20', pass: sizeRatio >= 0.8 && sizeRatio <= 1.2,
+          cpuUs: list100k.fig.cpuUsPerReq / list1k.fig.cpuUsPerReq, baselineCpuUs: null, notes: 'ratio of ratios; cpuUs column: ratio of CPU per request',
+        },
+        {
+          id: 'peak-rss', name: 'peak RSS of serve under GET load', unit: 'MB', value: rssMb, baseline: null, ratio: null,
+          target: '≤ 150 MB', pass: rssMb <= 150, cpuUs: null, baselineCpuUs: null,
+        },
+      )
+    }
+    if (run('post')) {
+      const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { ...auth(writes), 'content-type': 'application/json' }, body: ORDER_BODY }
+      // The write path itself: the receiver holds its first requests, so the worker fills its
+      // 8 slots per subscription and sends nothing more; the queued deliveries go out afterwards.
+      await receiver.ask('hold')
+      const post = await _pair(c, 'POST /v1/orders (2 subscriptions, deliveries held)', spec)
+      _log(`receiver released ${(await receiver.ask<{ released: number }>('release')).released} held deliveries`)
+      await _drain(c)
+      // The same with the worker sending the 2 deliveries of every order meanwhile.
+      const mixed = await _pair(c, 'POST /v1/orders (2 subscriptions, delivered meanwhile)', spec)
+      await _drain(c)
+      figures.push(
+        _httpFigure('create-order', 'POST /v1/orders, 2 subscriptions', post, 0.2, {
+          notes: 'order, event and 2 deliveries per request in one transaction; the receiver holds its first 16 requests, so the worker sends nothing more during the run',
+        }),
+        _httpFigure('create-order-delivering', 'POST /v1/orders while delivering', mixed, 0, {
+          target: '(info)', pass: true, notes: 'the same, while the worker sends every delivery to a receiver answering 200 (its CPU is in the figure)',
+        }),
+      )
+    }
+    if (run('delivery')) {
+      const loop = await _deliveryLoop(c, sends)
+      figures.push({
+        id: 'delivery-loop', name: 'delivery loop (events → delivered)', unit: '/s', value: loop.perS, baseline: loop.basePerS,
+        ratio: loop.perS / loop.basePerS, target: '≥ 0.50×', pass: loop.perS / loop.basePerS >= 0.5,
+        cpuUs: loop.cpuUs, baselineCpuUs: loop.baseCpuUs, deliveries: loop.count, seconds: loop.seconds,
+      })
+    }
+    if (run('latency')) {
+      const latency = await _latency(c, writes)
+      figures.push({
+        id: 'latency-p50', name: `event → receipt p50 at ${S.latencyRatePerS}/s`, unit: 'ms', value: latency.p50, baseline: null, ratio: null,
+        target: '≤ 5 ms', pass: latency.p50 <= 5, cpuUs: null, baselineCpuUs: null, samples: latency.n, max_ms: latency.max,
+      }, {
+        id: 'latency-p99', name: `event → receipt p99 at ${S.latencyRatePerS}/s`, unit: 'ms', value: latency.p99, baseline: null, ratio: null,
+        target: '≤ 50 ms', pass: latency.p99 <= 50, cpuUs: null, baselineCpuUs: null,
+      })
+    }
+    const logLines = readFileSync(join(tmp, 'serve.log'), 'utf8').split('\n').length - 1
+    if (profile) {
+      const exited = new Promise((resolve) => serve.proc.once('exit', resolve))
+      await serve.ask('stop', {}, 20_000)
+      await exited
+      _log(`profile of serve written to ${profile}; npx tsx scripts/bench/profile-top.ts <file> shows it`)
+    }
+    const results = {
+      generated_at: new Date().toISOString(), commit: gitCommit(ROOT),
+      machine: { ...host, loadavg_end: loadavg().map((x) => Math.round(x * 100) / 100) },
+      settings: { ...S, log_lines: logLines, log_level: 'info' }, figures, seconds: (performance.now() - started) / 1000,
+    }
+    printTable(results)
+    if (only) process.stdout.write('BENCH_ONLY: bench/results.json left as it was\n')
+    else {
+      writeResults(join(ROOT, 'bench', 'results.json'), results)
+      process.stdout.write(`wrote bench/results.json${figures.every((f) => f.pass) ? '' : ' (some targets missed)'}\n`)
+    }
+  } finally {
+    clearTimeout(deadline)
+    killAll()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+function _httpFigure(id: string, name: string, m: { base: Measured; fig: Measured }, min: number, extra: Partial<Figure> = {}): Figure {
+  const ratio = m.fig.reqPerS / m.base.reqPerS
+  return {
+    id, name, unit: 'req/s', value: m.fig.reqPerS, baseline: m.base.reqPerS, ratio, target: `≥ ${min.toFixed(2)}×`, pass: ratio >= min,
+    cpuUs: m.fig.cpuUsPerReq, baselineCpuUs: m.base.cpuUsPerReq, p50_ms: m.fig.p50Ms, p99_ms: m.fig.p99Ms, requests: m.fig.ok, ...extra,
+  }
+}
+
+type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupS' | 'durationS'>
+
+/** The baseline (bare h3 route, GET) right before the figure, so both see the same machine. */
+async function _pair(c: Ctx, name: string, spec: Spec, warmupS = S.warmupS): Promise<{ base: Measured; fig: Measured }> {
+  const base = await _load(c.bare, { url: c.bareUrl, method: 'GET', paths: ['/v1/ping'], headers: {} })
+  const fig = await _load(c.serve, { url: c.serveUrl, ...spec }, warmupS)
+  _log(`${name}: ${fmt(fig.reqPerS)} req/s, ${fmt(fig.cpuUsPerReq)} µs CPU/req; baseline ${fmt(base.reqPerS)} req/s, ${fmt(base.cpuUsPerReq)} µs; ratio ${(fig.reqPerS / base.reqPerS).toFixed(2)}`)
+  return { base, fig }
+}
+
+async function _load(server: Child, spec: Spec & { url: string }, warmupS = S.warmupS): Promise<Measured> {
+  const full: LoadSpec = { connections: S.connections, warmupS, durationS: S.durationS, ...spec }
+  const load = spawnChild(ROOT, 'autocannon', 'load.ts', [JSON.stringify(full)])
+  await load.next('warm', (warmupS + 30) * 1000)
+  const cpu0 = await server.cpuUs()
+  load.send({ type: 'go' })
+  const r = await load.next<LoadResult>('result', (S.durationS + 30) * 1000)
+  const cpu1 = await server.cpuUs()
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${spec.method} ${spec.url}: ${r.non2xx} non-2xx answers ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`)
+  return { ...r, cpuUsPerReq: (cpu1 - cpu0) / r.ok }
+}
+
+/** Waits until no delivery is queued (the write figure leaves work for the worker). */
+async function _drain(c: Ctx, timeoutMs = 60_000): Promise<void> {
+  const due = c.opened.sqlite.prepare('SELECT count(*) AS n FROM deliveries WHERE due_at IS NOT NULL')
+  const until = Date.now() + timeoutMs
+  while ((due.get() as { n: number }).n > 0) {
+    if (Date.now() > until) throw new Error('deliveries still queued after the write figure')
+    await sleep(50)
+  }
+}
+
+/**
+ * Deliveries committed (due in 1.5 s, so the worker finds them by its own poll and the clock
+ * starts at a known instant) → all `delivered`. Baseline first: the same bodies POSTed by undici.
+ */
+async function _deliveryLoop(c: Ctx, t: BenchTenant) {
+  const far = new Date(Date.now() + 3_600_000)
+  const bodies = seedDeliveries(c.opened, t.id, t.webhookIds, S.deliveryEvents, far)
+  const bodiesFile = join(c.tmp, 'bodies.json')
+  writeFileSync(bodiesFile, JSON.stringify(bodies))
+  const loop = spawnChild(ROOT, 'undici loop', 'post-loop.ts', [JSON.stringify({ url: `${c.rxUrl}/hook/0`, bodiesFile, concurrency: S.workerConcurrency })])
+  await loop.next('warm', 60_000)
+  loop.send({ type: 'go' })
+  const base = await loop.next<{ count: number; seconds: number; perS: number; cpuUs: number }>('result', 120_000)
+
+  const start = Date.now() + 1500
+  c.opened.sqlite.prepare('UPDATE deliveries SET due_at = ? WHERE tenant_id = ? AND due_at IS NOT NULL').run(new Date(start).toISOString(), t.id)
+  const cpu0 = await c.serve.cpuUs()
+  const { count: rx0 } = await c.receiver.ask<{ count: number }>('count')
+  const delivered = c.opened.sqlite.prepare("SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND status = 'delivered'")
+  const until = start + 120_000
+  while ((await c.receiver.ask<{ count: number }>('count')).count - rx0 < bodies.length) {
+    if (Date.now() > until) throw new Error('delivery loop: not every delivery arrived within 120 s')
+    await sleep(10)
+  }
+  while ((delivered.get(t.id) as { n: number }).n < bodies.length) {
+    if (Date.now() > until) throw new Error('delivery loop: not every delivery was recorded within 120 s')
+    await sleep(5)
+  }
+  const seconds = (Date.now() - start) / 1000
+  const cpuUs = (await c.serve.cpuUs() - cpu0) / bodies.length
+  const perS = bodies.length / seconds
+  _log(`delivery loop: ${fmt(perS)}/s, ${fmt(cpuUs)} µs CPU/delivery; undici loop ${fmt(base.perS)}/s, ${fmt(base.cpuUs / base.count)} µs; ratio ${(perS / base.perS).toFixed(2)}`)
+  return { count: bodies.length, seconds, perS, cpuUs, basePerS: base.perS, baseCpuUs: base.cpuUs / base.count }
+}
+
+/** Orders POSTed at a steady rate; the receiver notes arrival minus the event's timestamp. */
+async function _latency(c: Ctx, t: BenchTenant) {
+  const agent = new Agent({ connections: 8 })
+  const total = S.latencyRatePerS * S.latencyS
+  const headers = { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' }
+  const post = async () => {
+    const res = await request(`${c.serveUrl}/v1/orders`, { dispatcher: agent, method: 'POST', headers, body: ORDER_BODY })
+    await res.body.text()
+    if (res.statusCode !== 201) throw new Error(`latency run: POST /v1/orders answered ${res.statusCode}`)
+  }
+  for (let i = 0; i < 20; i++) await post() // connections up, paths warm
+  await _drain(c)
+  await c.receiver.ask('latency-start')
+  const t0 = performance.now()
+  const sent: Promise<void>[] = []
+  for (let i = 0; i < total; i++) {
+    const wait = t0 + (i * 1000) / S.latencyRatePerS - performance.now()
+    if (wait > 0) await sleep(wait)
+    sent.push(post())
+  }
+  await Promise.all(sent)
+  await _drain(c)
+  const { samples } = await c.receiver.ask<{ samples: number[] }>('latency-stop')
+  await agent.close()
+  const sorted = samples.sort((a, b) => a - b)
+  const out = { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN }
+  _log(`latency: ${out.n} deliveries, p50 ${out.p50} ms, p99 ${out.p99} ms, max ${out.max} ms`)
+  return out
+}
+
+function _log(msg: string): void {
+  process.stdout.write(`bench: ${msg}\n`)
+}
+
+function _abort(why: string): void {
+  process.stderr.write(`bench: ${why}; stopping\n`)
+  killAll()
+  if (tmpDir) rmSync(tmpDir, { recursive: true, force: true })
+  process.exit(1)
+}
+
+process.on('exit', killAll)
+process.once('SIGINT', () => _abort('interrupted'))
+process.once('SIGTERM', () => _abort('terminated'))
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${String((err as Error)?.stack ?? err)}\n`)
+  killAll()
+  process.exit(1)
+})

@@ -1,0 +1,110 @@
+// Test data for the benchmark, written straight into the SQLite file by the orchestrator
+// (not through HTTP): tenants and keys through the services, orders, events and deliveries
+// as raw prepared inserts in one transaction, shaped exactly like the services write them.
+import type { OpenDb } from '../../src/db/connect.ts'
+import type { OrderRow } from '../../src/db/schema.ts'
+import { newId } from '../../src/lib/ids.ts'
+import { createKey } from '../../src/modules/keys/service.ts'
+import { toOrder } from '../../src/modules/orders/index.ts'
+import { createTenant } from '../../src/modules/tenants/service.ts'
+
+export interface BenchTenant {
+  id: string
+  key: string
+  webhookIds: string[]
+}
+
+/** A tenant with a key of its own (rate limit far above anything the benchmark sends) and `hooks` subscriptions. */
+export async function benchTenant(o: OpenDb, name: string, receiverUrl: string, hooks: string[][]): Promise<BenchTenant> {
+  const now = new Date()
+  const t = await createTenant(o.db, name, now)
+  const k = await createKey(o.db, { tenantId: t.id, scopes: ['*'], rateLimit: 1_000_000_000 }, now)
+  const insert = o.sqlite.prepare(`INSERT INTO webhooks (id, tenant_id, url, events, secret, headers, active, retry_count, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, '{}', 1, 3, ?, ?)`)
+  const webhookIds = hooks.map((events, i) => {
+    const id = newId('wh')
+    insert.run(id, t.id, `${receiverUrl}/hook/${i}`, JSON.stringify(events), `whsec_bench_${i}_0123456789abcdef`, now.toISOString(), now.toISOString())
+    return id
+  })
+  return { id: t.id, key: k.key, webhookIds }
+}
+
+/** `n` more orders for the tenant (order numbers go on from its counter); returns their ids. */
+export function seedOrders(o: OpenDb, tenantId: string, n: number): string[] {
+  const insert = o.sqlite.prepare(`INSERT INTO orders (id, tenant_id, order_number, status, customer_id, customer, items, total, currency,
+    travel_date, notes, metadata, created_at, updated_at) VALUES (@id, @tenant_id, @order_number, @status, @customer_id, @customer, @items,
+    @total, @currency, @travel_date, @notes, @metadata, @created_at, @updated_at)`)
+  const counter = o.sqlite.prepare(`INSERT INTO counters (tenant_id, name, value) VALUES (?, 'order', ?)
+    ON CONFLICT (tenant_id, name) DO UPDATE SET value = value + excluded.value RETURNING value`)
+  const ids: string[] = []
+  o.sqlite.transaction(() => {
+    const last = (counter.get(tenantId, n) as { value: number }).value
+    for (let i = 0; i < n; i++) {
+      const row = orderRow(tenantId, last - n + i + 1)
+      insert.run(row)
+      ids.push(row.id)
+    }
+  })()
+  return ids
+}
+
+/**
+ * `events` order.created events of the tenant, each with one pending delivery per subscription,
+ * all due at `dueAt`. Returns the bodies the worker will send, one per delivery.
+ */
+export function seedDeliveries(o: OpenDb, tenantId: string, webhookIds: string[], events: number, dueAt: Date): string[] {
+  const ev = o.sqlite.prepare('INSERT INTO events (id, tenant_id, name, payload, created_at) VALUES (?, ?, ?, ?, ?)')
+  const del = o.sqlite.prepare(`INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, manual, created_at, due_at)
+    VALUES (?, ?, ?, ?, 'order.created', 'pending', 0, 0, 0, ?, ?)`)
+  const bodies: string[] = []
+  const due = dueAt.toISOString()
+  o.sqlite.transaction(() => {
+    for (let i = 0; i < events; i++) {
+      const id = newId('evt')
+      const at = new Date().toISOString()
+      const payload = JSON.stringify({ id, event: 'order.created', timestamp: at, tenant_id: tenantId, data: toOrder(orderRow(tenantId, i + 1)) })
+      ev.run(id, tenantId, 'order.created', payload, at)
+      for (const hook of webhookIds) {
+        del.run(newId('del'), tenantId, hook, id, at, due)
+        bodies.push(payload)
+      }
+    }
+  })()
+  return bodies
+}
+
+/** The body `POST /v1/orders` is sent in the write figure (and the latency run). */
+export const ORDER_BODY = JSON.stringify({
+  customer: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', phone: '+44 20 7946 0958' },
+  items: [
+    { description: 'Fjord cruise, two nights', quantity: 2, unitPrice: 149.5 },
+    { description: 'Airport transfer', quantity: 1, unitPrice: 35 },
+  ],
+  currency: 'EUR',
+  travelDate: '2027-06-01',
+  notes: 'Window seats if possible',
+  metadata: { channel: 'website', campaign: 'spring' },
+})
+
+function orderRow(tenantId: string, n: number): OrderRow {
+  const now = new Date().toISOString()
+  return {
+    id: newId('ord'),
+    tenant_id: tenantId,
+    order_number: `ORD-${String(n).padStart(6, '0')}`,
+    status: (['pending', 'confirmed', 'cancelled', 'completed'] as const)[n % 4]!,
+    customer_id: null,
+    customer: JSON.stringify({ firstName: 'Ada', lastName: `Lovelace ${n}`, email: `ada${n}@example.com`, phone: '+44 20 7946 0958' }),
+    items: JSON.stringify([
+      { productId: null, description: 'Fjord cruise, two nights', quantity: 2, unitPrice: 14950 },
+      { productId: null, description: 'Airport transfer', quantity: 1, unitPrice: 3500 },
+    ]),
+    total: 33400,
+    currency: 'EUR',
+    travel_date: '2027-06-01',
+    notes: n % 3 === 0 ? 'Window seats if possible' : null,
+    metadata: JSON.stringify({ channel: 'website', campaign: 'spring' }),
+    created_at: now,
+    updated_at: now,
+  }
+}

@@ -1,0 +1,32 @@
+import type { Db } from './connect.ts'
+import { internalsOf } from './connect.ts'
+
+/** Synchronous access to the connection inside exclusive(): cached prepared statements, no kysely. */
+export interface SyncDb {
+  all<T>(sql: string, ...params: unknown[]): T[]
+  get<T>(sql: string, ...params: unknown[]): T | undefined
+  run(sql: string, ...params: unknown[]): { changes: number }
+}
+
+/**
+ * Runs `fn` synchronously on the connection in the serialising driver's turn (no kysely query
+ * or transaction is in progress meanwhile), inside one BEGIN IMMEDIATE transaction when
+ * `write` is set (rolled back if `fn` throws). For loops like the delivery worker that run many
+ * small statements at a time: each kysely query costs several promise turns and its building;
+ * a cached statement run synchronously does not. Never call it from inside a transaction.
+ */
+export async function exclusive<T>(db: Db, fn: (q: SyncDb) => T, opts: { write?: boolean } = {}): Promise<T> {
+  const x = internalsOf(db)
+  if (!x) throw new Error('exclusive(): the database was not opened with openDb()')
+  const q: SyncDb = {
+    all: <R>(sql: string, ...params: unknown[]) => x.prepare(sql).all(...params) as R[],
+    get: <R>(sql: string, ...params: unknown[]) => x.prepare(sql).get(...params) as R | undefined,
+    run: (sql, ...params) => x.prepare(sql).run(...params),
+  }
+  await x.lock()
+  try {
+    return opts.write ? x.sqlite.transaction(() => fn(q)).immediate() : fn(q)
+  } finally {
+    x.unlock()
+  }
+}
