@@ -90,11 +90,7 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
     // too (a 429 past its limit); without one, or with a bad one, this stays a plain 404/405.
     const caller = /^\/v1(\/|$)/.test(event.url.pathname)
       ? await authenticate(deps, event.req.headers.get('authorization')).catch(() => undefined) : undefined
-    if (caller) {
-      state.caller = caller
-      state.rate = limiter.hit(caller.keyId, caller.rateLimit ?? deps.config.rateLimit, deps.clock.now().getTime())
-      if (!state.rate.allowed) throw new ApiError(429, 'rate_limited', `Rate limit of ${state.rate.limit} requests per hour exceeded`, undefined, { 'Retry-After': String(state.rate.retryAfter) })
-    }
+    if (caller) _admit(caller, state, deps, limiter)
     if (meta?.allow) {
       throw new ApiError(405, 'method_not_allowed', `Method ${event.req.method} is not allowed on ${event.url.pathname}`, undefined, { Allow: meta.allow })
     }
@@ -105,12 +101,7 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
     ctx = { ...deps, tenantId: '', keyId: '' }
   } else {
     const caller = await authenticate(deps, event.req.headers.get('authorization'))
-    state.caller = caller
-    state.rate = limiter.hit(caller.keyId, caller.rateLimit ?? deps.config.rateLimit, deps.clock.now().getTime())
-    if (!state.rate.allowed) {
-      throw new ApiError(429, 'rate_limited', `Rate limit of ${state.rate.limit} requests per hour exceeded; retry after ${state.rate.retryAfter} s`,
-        undefined, { 'Retry-After': String(state.rate.retryAfter) })
-    }
+    _admit(caller, state, deps, limiter)
     if (!route.scope || !grants(caller.scopes, route.scope)) {
       throw forbidden(`This API key lacks the scope '${route.scope ? scopeName(route.scope) : 'unknown'}'`)
     }
@@ -118,6 +109,16 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
   }
   const out = await executeRoute(route, event, ctx, state.requestId)
   return out.replayed ? { status: out.status, body: out.body, headers: { 'idempotent-replayed': 'true' } } : out
+}
+
+/** Records the caller and counts the request against its key's hourly limit; 429 past it. */
+function _admit(caller: Caller, state: RequestState, deps: AppDeps, limiter: RateLimiter): void {
+  state.caller = caller
+  state.rate = limiter.hit(caller.keyId, caller.rateLimit ?? deps.config.rateLimit, deps.clock.now().getTime())
+  if (!state.rate.allowed) {
+    throw new ApiError(429, 'rate_limited', `Rate limit of ${state.rate.limit} requests per hour exceeded; retry after ${state.rate.retryAfter} s`,
+      undefined, { 'Retry-After': String(state.rate.retryAfter) })
+  }
 }
 
 function _errorOut(err: unknown, state: RequestState, deps: AppDeps, event: H3Event): Out {
