@@ -59,6 +59,11 @@ export const TimestampQuery = v.pipe(
 
 export const BoolQuery = v.pipe(v.picklist(['true', 'false'], "must be 'true' or 'false'"), v.transform((s) => s === 'true'))
 
+/** The columns of `set` whose value differs from `row`: none means a PATCH changed nothing (200, no event). */
+export function changedColumns<R extends object>(row: R, set: Partial<R>): (keyof R)[] {
+  return (Object.keys(set) as (keyof R)[]).filter((k) => set[k] !== row[k])
+}
+
 export const parseJson = <T>(s: string | null): T | null => (s === null ? null : (JSON.parse(s) as T))
 
 /** An email stored and compared in lower case (customers, suppliers, inquiries). */

@@ -4,7 +4,7 @@ import { withTx, type Tx } from '../../db/tx.ts'
 import { conflict, notFound } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
-import { parseJson, toMetadataJson } from '../fields.ts'
+import { changedColumns, parseJson, toMetadataJson } from '../fields.ts'
 import * as repo from './repo.ts'
 import type { Content, ContentStatus, CreateContentInput, UpdateContentInput } from './schema.ts'
 
@@ -69,7 +69,7 @@ export function updateContent(ctx: TenantContext, entity: string, id: string, in
     if (input.data !== undefined) set.data = JSON.stringify(input.data ?? {})
     if (input.status !== undefined) set.status = input.status
     if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
-    const changed = (Object.keys(set) as (keyof ContentRow)[]).filter((k) => set[k] !== row[k])
+    const changed = changedColumns(row, set)
     if (changed.length === 0) return toContent(row)
     if (changed.includes('slug')) await _assertSlugFree(scope.tx, ctx.tenantId, entity, set.slug!)
     set.updated_at = ctx.clock.now().toISOString()

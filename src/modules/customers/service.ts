@@ -6,7 +6,7 @@ import { emit } from '../../events/emit.ts'
 import { notFound } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
-import { parseJson, toAddressJson, toMetadataJson, type AddressValue } from '../fields.ts'
+import { changedColumns, parseJson, toAddressJson, toMetadataJson, type AddressValue } from '../fields.ts'
 import * as repo from './repo.ts'
 import type { CreateCustomerInput, Customer, CustomerContact, UpdateCustomerInput } from './schema.ts'
 
@@ -71,7 +71,7 @@ export function updateCustomer(ctx: TenantContext, id: string, input: UpdateCust
     if (input.address !== undefined) set.address = toAddressJson(input.address)
     if (input.notes !== undefined) set.notes = input.notes
     if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
-    const changed = (Object.keys(set) as (keyof CustomerRow)[]).filter((k) => set[k] !== row[k])
+    const changed = changedColumns(row, set)
     if (changed.length === 0) return toCustomer(row)
     set.updated_at = ctx.clock.now().toISOString()
     await repo.updateCustomer(scope.tx, ctx.tenantId, id, set)

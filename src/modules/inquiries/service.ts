@@ -5,7 +5,7 @@ import { emit } from '../../events/emit.ts'
 import { notFound } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
-import { parseJson, toMetadataJson } from '../fields.ts'
+import { changedColumns, parseJson, toMetadataJson } from '../fields.ts'
 import { assertRefs } from '../refs.ts'
 import * as repo from './repo.ts'
 import type { CreateInquiryInput, Inquiry, InquiryStatus, UpdateInquiryInput } from './schema.ts'
@@ -80,7 +80,7 @@ export function updateInquiry(ctx: TenantContext, id: string, input: UpdateInqui
     if (input.travelers !== undefined) set.travelers = input.travelers
     if (input.status !== undefined) set.status = input.status
     if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
-    const changed = (Object.keys(set) as (keyof InquiryRow)[]).filter((k) => set[k] !== row[k])
+    const changed = changedColumns(row, set)
     if (changed.length === 0) return toInquiry(row)
     // Only a changed reference is checked, so an inquiry whose product was deleted can still be edited.
     if (changed.includes('product_id')) await assertRefs(scope.tx, ctx.tenantId, { productId: ['productId', set.product_id] })

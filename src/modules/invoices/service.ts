@@ -7,7 +7,7 @@ import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
 import { toMajor } from '../../lib/money.ts'
-import { toMetadataJson } from '../fields.ts'
+import { changedColumns, toMetadataJson } from '../fields.ts'
 import { assertRefs } from '../refs.ts'
 import * as repo from './repo.ts'
 import type { CreateInvoiceInput, Invoice, UpdateInvoiceInput } from './schema.ts'
@@ -76,7 +76,7 @@ export function updateInvoice(ctx: TenantContext, id: string, input: UpdateInvoi
     if (input.dueDate !== undefined) set.due_date = input.dueDate
     if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
     if (input.status !== undefined) set.status = input.status
-    const changed = (Object.keys(set) as (keyof InvoiceRow)[]).filter((k) => set[k] !== row[k])
+    const changed = changedColumns(row, set)
     if (changed.length === 0) return toInvoice(row)
     if (row.status !== 'open') throw conflict(`Invoice ${id} is ${row.status}; it can no longer change`)
     if (set.status === 'paid') throw conflict(`Invoice ${id} is paid by POST /v1/invoices/${id}/pay or by payments, not by PATCH`)

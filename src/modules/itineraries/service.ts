@@ -5,7 +5,7 @@ import { emit } from '../../events/emit.ts'
 import { notFound, validationFailed, type ErrorDetail } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
-import { toMetadataJson, parseJson } from '../fields.ts'
+import { changedColumns, parseJson, toMetadataJson } from '../fields.ts'
 import { assertRefs } from '../refs.ts'
 import * as repo from './repo.ts'
 import type { CreateItineraryInput, Itinerary, ItineraryDay, ItineraryDayValue, UpdateItineraryInput } from './schema.ts'
@@ -76,7 +76,7 @@ export function updateItinerary(ctx: TenantContext, id: string, input: UpdateIti
     if (input.endDate !== undefined) set.end_date = input.endDate
     if (input.days !== undefined) set.days = _days(input.days)
     if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
-    const changed = (Object.keys(set) as (keyof ItineraryRow)[]).filter((k) => set[k] !== row[k])
+    const changed = changedColumns(row, set)
     if (changed.length === 0) return toItinerary(row)
     const days = input.days ?? (JSON.parse(row.days) as ItineraryDay[])
     _checkSchedule(set.start_date ?? row.start_date, set.end_date ?? row.end_date, days, input.endDate !== undefined ? 'endDate' : 'startDate')

@@ -8,7 +8,7 @@ import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
 import { MAX_MINOR, minorDigits, toMajor, toMinor } from '../../lib/money.ts'
 import { findCustomerContact } from '../customers/index.ts'
-import { parseJson, toMetadataJson } from '../fields.ts'
+import { changedColumns, parseJson, toMetadataJson } from '../fields.ts'
 import { assertRefs, type RefField } from '../refs.ts'
 import * as repo from './repo.ts'
 import type { CreateOrderInput, Order, OrderCustomerValue, OrderStatus, UpdateOrderInput } from './schema.ts'
@@ -159,7 +159,7 @@ export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderIn
     if (input.notes !== undefined) set.notes = input.notes
     if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
     if (input.status !== undefined && input.status !== row.status) set.status = input.status
-    const changed = (Object.keys(set) as (keyof OrderRow)[]).filter((k) => set[k] !== row[k])
+    const changed = changedColumns(row, set)
     if (changed.length === 0) return toOrder(row)
     if (terminal && changed.some((k) => k !== 'notes' && k !== 'metadata')) {
       throw conflict(`Order ${id} is ${row.status}; only notes and metadata can still change`)

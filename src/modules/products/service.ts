@@ -6,7 +6,7 @@ import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
 import { minorDigits, toMajor, toMinor } from '../../lib/money.ts'
-import { parseJson, toMetadataJson } from '../fields.ts'
+import { changedColumns, parseJson, toMetadataJson } from '../fields.ts'
 import * as repo from './repo.ts'
 import type { CreateProductInput, Product, UpdateProductInput } from './schema.ts'
 
@@ -86,7 +86,7 @@ export function updateProduct(ctx: TenantContext, id: string, input: UpdateProdu
     if (input.capacity !== undefined) set.capacity = input.capacity
     if (input.active !== undefined) set.active = input.active ? 1 : 0
     if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
-    const changed = (Object.keys(set) as (keyof ProductRow)[]).filter((k) => set[k] !== row[k])
+    const changed = changedColumns(row, set)
     if (changed.length === 0) return toProduct(row)
     if (set.code && set.code !== row.code) await _assertCodeFree(scope.tx, ctx.tenantId, set.code)
     set.updated_at = ctx.clock.now().toISOString()

@@ -4,7 +4,7 @@ import { withTx } from '../../db/tx.ts'
 import { notFound } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
-import { parseJson, toAddressJson, toMetadataJson, type AddressValue } from '../fields.ts'
+import { changedColumns, parseJson, toAddressJson, toMetadataJson, type AddressValue } from '../fields.ts'
 import * as repo from './repo.ts'
 import type { CreateSupplierInput, Supplier, SupplierType, UpdateSupplierInput } from './schema.ts'
 
@@ -69,7 +69,7 @@ export function updateSupplier(ctx: TenantContext, id: string, input: UpdateSupp
     if (input.address !== undefined) set.address = toAddressJson(input.address)
     if (input.notes !== undefined) set.notes = input.notes
     if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
-    const changed = (Object.keys(set) as (keyof SupplierRow)[]).filter((k) => set[k] !== row[k])
+    const changed = changedColumns(row, set)
     if (changed.length === 0) return toSupplier(row)
     set.updated_at = ctx.clock.now().toISOString()
     await repo.updateSupplier(scope.tx, ctx.tenantId, id, set)

@@ -6,6 +6,7 @@ import { checkTargetUrl } from '../../delivery/ssrf.ts'
 import { notFound, validationFailed } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
+import { changedColumns } from '../fields.ts'
 import * as repo from './repo.ts'
 import type { CreateWebhookInput, UpdateWebhookInput, Webhook } from './schema.ts'
 
@@ -69,7 +70,7 @@ export async function updateWebhook(ctx: TenantContext, id: string, input: Updat
     if (input.secret !== undefined) set.secret = input.secret
     if (input.headers !== undefined) set.headers = JSON.stringify(input.headers ?? {})
     if (input.active !== undefined) set.active = input.active ? 1 : 0
-    const changed = (Object.keys(set) as (keyof WebhookRow)[]).some((k) => set[k] !== row[k])
+    const changed = changedColumns(row, set).length > 0
     if (!changed) return toWebhook(row)
     set.updated_at = ctx.clock.now().toISOString()
     await repo.webhooks.update(tx, ctx.tenantId, id, set)
