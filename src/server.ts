@@ -10,6 +10,10 @@ import { pruneIdempotencyKeys } from './http/idempotency.ts'
 import type { ResolveAll } from './delivery/guard-connect.ts'
 import { createSender } from './delivery/send.ts'
 import { startWorker } from './delivery/worker.ts'
+import { sqliteDeliveryStore } from './db/delivery-store.ts'
+import { migrate } from './db/migrate.ts'
+import { acquireServeLock, assertNoOtherServe } from './db/process-lock.ts'
+import { randomUUID } from 'node:crypto'
 import { systemClock, type Clock } from './lib/clock.ts'
 import { createLogger, type Logger } from './lib/logger.ts'
 import { VERSION } from './version.ts'
@@ -36,19 +40,35 @@ export interface StartOptions {
  */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.logLevel)
-  const opened = openDb(config.db)
   const clock = opts.clock ?? systemClock
+  const opened = openDb(config.db, { migrate: false })
+  let unlock = () => {}
+  try {
+    assertNoOtherServe(opened.sqlite, config.db) // before migrating: a refused start writes nothing
+    migrate(opened.sqlite)
+    unlock = acquireServeLock(opened.sqlite, config.db, `srv_${randomUUID()}`, clock.now())
+  } catch (err) {
+    await opened.close()
+    throw err
+  }
   const userAgent = `travelops/${VERSION}`
   const worker = startWorker({
-    db: opened.db, clock, logger, userAgent,
+    store: sqliteDeliveryStore(opened.db), clock, logger, userAgent,
     sender: createSender({ timeoutMs: config.deliveryTimeoutMs, allowPrivate: config.allowPrivateTargets, userAgent, resolve: opts.resolve }),
     retryBaseMs: config.retryBaseMs,
-    leaseMs: config.deliveryTimeoutMs + 15_000,
+    timeoutMs: config.deliveryTimeoutMs,
   })
   const deps: AppDeps = { db: opened.db, clock, config, logger, notify: () => worker.wake(), resolve: opts.resolve }
   const app = createApp(deps)
   const server = createServer({ keepAliveTimeout: 5_000 }, toNodeHandler(app.h3))
-  await _listen(server, config.port, config.host)
+  try {
+    await _listen(server, config.port, config.host)
+  } catch (err) {
+    await worker.stop(0)
+    unlock()
+    await opened.close()
+    throw err
+  }
   const { port } = server.address() as AddressInfo
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `http://${host}:${port}`
@@ -59,13 +79,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   prune.unref()
 
   let stopping: Promise<void> | undefined
+  /**
+   * Within `graceMs` (CONTRACT §9: exit within 10 s whatever receivers do): requests and
+   * attempts in flight get all but the last 2 s to finish; then connections are cut, attempts
+   * still waiting for an answer are aborted and given back, answers received are recorded.
+   */
   const stop = (graceMs = 10_000) => (stopping ??= (async () => {
     clearInterval(prune)
+    const wait = Math.max(0, graceMs - 2_000)
     const closed = new Promise<void>((resolve) => server.close(() => resolve()))
     server.closeIdleConnections()
-    const timer = setTimeout(() => server.closeAllConnections(), graceMs)
-    await Promise.all([closed, worker.stop(graceMs)])
+    const timer = setTimeout(() => server.closeAllConnections(), wait)
+    await Promise.all([closed, worker.stop(wait)])
     clearTimeout(timer)
+    unlock()
     await opened.close()
   })())
 

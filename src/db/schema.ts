@@ -217,6 +217,18 @@ export interface DeliveriesTable {
   due_at: string | null
   manual: number
   locked_until: string | null
+  /** The worker holding the lease (see delivery/port.ts). */
+  locked_by: string | null
+}
+
+/** A running `serve` (on SQLite at most one: db/process-lock.ts). */
+export interface ServeProcessesTable {
+  id: string
+  pid: number
+  host: string
+  file: string
+  proc_start: string | null
+  started_at: string
 }
 
 export interface DeliveryAttemptsTable {
@@ -249,6 +261,7 @@ export interface Database {
   webhooks: WebhooksTable
   deliveries: DeliveriesTable
   delivery_attempts: DeliveryAttemptsTable
+  serve_processes: ServeProcessesTable
 }
 
 export type Tenant = Selectable<TenantsTable>

@@ -1,23 +1,24 @@
-import type { Db } from '../db/connect.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
+import { randomUUID } from 'node:crypto'
+import { FairPlanner, type SlotLimits } from './plan.ts'
+import type { DeliveryStore, Job, Outcome } from './port.ts'
 import { nextRetryAt } from './retry.ts'
-import type { Sender } from './send.ts'
+import type { Sender, SendResult } from './send.ts'
 import { signPayload } from './sign.ts'
-import * as store from './store.ts'
 
 export interface WorkerOptions {
-  db: Db
+  store: DeliveryStore
   clock: Clock
   logger: Logger
   sender: Sender
   userAgent: string
   retryBaseMs: number
-  /** How long a claim holds: the receiver deadline plus a margin. */
-  leaseMs: number
-  concurrency?: number
-  /** At most this many attempts in flight per subscription, so one slow receiver cannot hold up the rest. */
-  perWebhook?: number
+  /** The receiver deadline (`--delivery-timeout`): every attempt ends at most 1 s after it. */
+  timeoutMs: number
+  /** How long a claim holds unless renewed; renewed every third of it while the attempt runs. */
+  leaseMs?: number
+  slots?: Partial<SlotLimits>
   /** Safety-net poll (work queued by another process, e.g. `travelops deliveries retry`). */
   pollMs?: number
   random?: () => number
@@ -26,36 +27,57 @@ export interface WorkerOptions {
 export interface Worker {
   /** New work was committed: look now (the latency path). */
   wake(): void
-  /** Stop claiming, let attempts in flight finish (at most graceMs), give back the rest. */
+  /**
+   * Stop claiming; let attempts in flight finish for at most `graceMs`, then abort the rest
+   * (they are given back, to be attempted again); record every answer received; close.
+   */
   stop(graceMs?: number): Promise<void>
 }
 
+export const DEFAULT_SLOTS: SlotLimits = { total: 256, perTenant: 32, perHook: 8 }
+/** How long after the receiver deadline the engine's own timer ends an attempt that the HTTP client did not. */
+const _BACKSTOP_MS = 500
+
+interface Running {
+  job: Job
+  abort: AbortController
+  done: Promise<void>
+}
+
 /**
- * The delivery loop: claim due deliveries (with a lease that a crash lets expire), send each
- * outside any transaction, record outcomes in batches, schedule retries. Never imports http/.
- * A cycle records the attempts finished since the last one and claims work for the freed
- * slots in one transaction (store.cycle).
+ * The delivery loop: claim due deliveries fairly (plan.ts) with leases it renews, send each
+ * outside any transaction with a deadline of its own, record outcomes in batches, schedule
+ * retries. Talks to the database only through the store port (port.ts). Never imports http/.
  */
 export function startWorker(o: WorkerOptions): Worker {
-  const concurrency = o.concurrency ?? 64
-  const perWebhook = o.perWebhook ?? 8
+  const owner = `wrk_${randomUUID()}`
+  const leaseMs = o.leaseMs ?? 15_000
   const pollMs = o.pollMs ?? 1000
   const random = o.random ?? Math.random
-  /** Every attempt until its outcome is recorded (what stop() waits for). */
-  const inflight = new Map<string, Promise<void>>()
-  /** Attempts still sending, per subscription: the slots. */
-  const perHook = new Map<string, number>()
-  let sending = 0
-  const outcomes: store.Outcome[] = []
-  const recorded: (() => void)[] = []
+  const planner = new FairPlanner({ ...DEFAULT_SLOTS, ...o.slots })
+  const running = new Map<string, Running>()
+  const byTenant = new Map<string, number>()
+  const byHook = new Map<string, number>()
+  let outcomes: Outcome[] = []
+  let recorded: (() => void)[] = []
   let stopping = false
-  let closed = false
   let ticking: Promise<void> | undefined
   let again = false
   let soon = false
   let timer: NodeJS.Timeout | undefined
+  let unlisten: (() => Promise<void>) | undefined
 
-  const ready = store.releaseAllLeases(o.db).catch((err: unknown) => o.logger.error('could not release leases', { error: String(err) }))
+  const ready = (async () => {
+    await o.store.recover(owner)
+    if (o.store.listen) unlisten = await o.store.listen(() => wake())
+  })().catch((err: unknown) => o.logger.error('delivery store could not start', { error: String(err) }))
+  const renewal = setInterval(() => {
+    const ids = [...running.keys()]
+    if (ids.length === 0) return
+    const until = new Date(o.clock.now().getTime() + leaseMs).toISOString()
+    o.store.renew(ids, owner, until).catch((err: unknown) => o.logger.warn('could not renew delivery leases', { error: String(err) }))
+  }, Math.max(100, Math.floor(leaseMs / 3)))
+  renewal.unref()
 
   const schedule = (ms: number) => {
     if (stopping) return
@@ -64,7 +86,6 @@ export function startWorker(o: WorkerOptions): Worker {
     timer.unref()
   }
 
-  /** New work was committed: look now. */
   function wake(): void {
     if (!stopping) run()
   }
@@ -95,27 +116,25 @@ export function startWorker(o: WorkerOptions): Worker {
 
   async function tick(): Promise<void> {
     await ready
-    const batch = outcomes.splice(0)
-    const settle = recorded.splice(0)
+    const batch = outcomes
+    const settle = recorded
+    outcomes = []
+    recorded = []
     let wait = pollMs
-    const plan: store.Planner = (queued, nowIso) => {
-      const nowMs = Date.parse(nowIso)
-      const hooks: { webhook_id: string; limit: number }[] = []
-      for (const h of queued.filter((x) => x.due !== null).sort((a, b) => (a.due! < b.due! ? -1 : 1))) {
-        if (h.due! > nowIso) wait = Math.min(wait, Date.parse(h.due!) - nowMs)
-        else {
-          const free = perWebhook - (perHook.get(h.webhook_id) ?? 0)
-          if (free > 0) hooks.push({ webhook_id: h.webhook_id, limit: free }) // else its attempts wake the loop when they finish
-        }
-      }
-      return { room: concurrency - sending, hooks }
-    }
-    let jobs: store.Job[] = []
+    let jobs: Job[] = []
     try {
       const now = o.clock.now()
-      const claim = stopping || sending >= concurrency ? undefined
-        : { now: now.toISOString(), leaseUntil: new Date(now.getTime() + o.leaseMs).toISOString(), plan }
-      if (batch.length > 0 || claim) jobs = await store.cycle(o.db, batch, claim)
+      const claim = stopping ? undefined : {
+        now: now.toISOString(),
+        leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
+        owner,
+        plan: (queued: Parameters<FairPlanner['plan']>[0], nowIso: string) => {
+          const p = planner.plan(queued, nowIso, { total: running.size, byTenant, byHook })
+          if (p.nextDueMs !== null) wait = Math.min(wait, p.nextDueMs)
+          return p.hooks
+        },
+      }
+      if (batch.length > 0 || claim) jobs = await o.store.cycle(batch, claim)
     } catch (err) {
       if (batch.length > 0) o.logger.error('could not record delivery attempts; they will be retried when their lease expires', { error: String(err) })
       else throw err
@@ -126,56 +145,32 @@ export function startWorker(o: WorkerOptions): Worker {
     for (const job of jobs) _start(job)
   }
 
-  function _start(job: store.Job): void {
-    perHook.set(job.webhook_id, (perHook.get(job.webhook_id) ?? 0) + 1)
-    sending++
-    const p = _attempt(job).finally(() => inflight.delete(job.id))
-    inflight.set(job.id, p)
+  function _start(job: Job): void {
+    _count(job, 1)
+    const abort = new AbortController()
+    const entry: Running = { job, abort, done: Promise.resolve() }
+    entry.done = _attempt(job, abort.signal).finally(() => running.delete(job.id))
+    running.set(job.id, entry)
   }
 
-  function _free(job: store.Job): void {
-    sending--
-    const n = (perHook.get(job.webhook_id) ?? 1) - 1
-    if (n > 0) perHook.set(job.webhook_id, n)
-    else perHook.delete(job.webhook_id)
-  }
-
-  async function _attempt(job: store.Job): Promise<void> {
-    let outcome: store.Outcome
-    try {
-      const at = o.clock.now()
-      const result = await o.sender.send({
-        url: job.url,
-        body: job.payload,
-        headers: {
-          ...job.headers,
-          'Content-Type': 'application/json',
-          'User-Agent': o.userAgent,
-          // The envelope's id and timestamp are the event row's (events/emit.ts writes both).
-          'X-Webhook-ID': job.event_id,
-          'X-Webhook-Timestamp': job.eventAt,
-          'X-Webhook-Signature': signPayload(job.secret, job.payload),
-        },
-      })
-      const delivered = result.responseCode !== null && result.responseCode >= 200 && result.responseCode < 300
-      let next: string | null = null
-      let retries = job.retries
-      if (!delivered && !job.manual) {
-        const when = nextRetryAt({
-          retriesSoFar: job.retries, retryCount: job.retryCount, eventAt: new Date(job.eventAt), now: o.clock.now(), baseMs: o.retryBaseMs, random,
-        })
-        if (when) {
-          next = when.toISOString()
-          retries++
-        }
-      } else if (!delivered && job.manual) {
-        next = job.next_retry_at // a manual attempt leaves the automatic schedule as it was
-      }
-      outcome = { job, at: at.toISOString(), ...result, delivered, nextRetryAt: next, retries }
-    } finally {
-      _free(job)
+  function _count(job: Job, by: 1 | -1): void {
+    for (const [map, key] of [[byTenant, job.tenant_id], [byHook, job.webhook_id]] as const) {
+      const n = (map.get(key) ?? 0) + by
+      if (n > 0) map.set(key, n)
+      else map.delete(key)
     }
-    if (closed) return // stopped meanwhile: the lease was given back, the attempt will be made again
+  }
+
+  async function _attempt(job: Job, signal: AbortSignal): Promise<void> {
+    const at = o.clock.now()
+    let result: SendResult
+    try {
+      result = await _sendWithDeadline(job, signal)
+    } finally {
+      _count(job, -1)
+    }
+    if (result.aborted) return // shutdown before any answer: given back by stop(), attempted again later
+    const outcome = _outcome(job, at, result)
     o.logger.debug('delivery attempt', { delivery_id: job.id, webhook_id: job.webhook_id, code: outcome.responseCode, delivered: outcome.delivered, error: outcome.error })
     const done = new Promise<void>((resolve) => recorded.push(resolve))
     outcomes.push(outcome)
@@ -183,19 +178,82 @@ export function startWorker(o: WorkerOptions): Worker {
     await done
   }
 
+  /**
+   * The sender has its own deadline; this timer is the engine's, for when the HTTP client does
+   * not keep it (a request stuck in a pool): it ends the attempt and drops that subscription's
+   * connections, whatever they hold.
+   */
+  function _sendWithDeadline(job: Job, signal: AbortSignal): Promise<SendResult> {
+    const started = performance.now()
+    let backstop: NodeJS.Timeout | undefined
+    const late = new Promise<SendResult>((resolve) => {
+      const give = (ms: number, result: Omit<SendResult, 'durationMs'>) => {
+        clearTimeout(backstop)
+        backstop = setTimeout(() => {
+          o.sender.reset(job.webhook_id)
+          resolve({ ...result, durationMs: Math.round(performance.now() - started) })
+        }, ms)
+      }
+      give(o.timeoutMs + _BACKSTOP_MS, { responseCode: null, error: `timeout after ${o.timeoutMs} ms`, responseBody: null })
+      // Shutdown: the sender ends at once on its signal; if it does not, neither does the wait.
+      signal.addEventListener('abort', () => give(_BACKSTOP_MS, { responseCode: null, error: 'aborted', responseBody: null, aborted: true }), { once: true })
+    })
+    const sent = o.sender.send({
+      key: job.webhook_id,
+      url: job.url,
+      body: job.payload,
+      headers: {
+        ...job.headers,
+        'Content-Type': 'application/json',
+        'User-Agent': o.userAgent,
+        // The envelope's id and timestamp are the event row's (events/emit.ts writes both).
+        'X-Webhook-ID': job.event_id,
+        'X-Webhook-Timestamp': job.eventAt,
+        'X-Webhook-Signature': signPayload(job.secret, job.payload),
+      },
+    }, signal)
+    return Promise.race([sent, late]).finally(() => clearTimeout(backstop))
+  }
+
+  function _outcome(job: Job, at: Date, result: SendResult): Outcome {
+    const delivered = result.responseCode !== null && result.responseCode >= 200 && result.responseCode < 300
+    let next: string | null = null
+    let retries = job.retries
+    if (!delivered && !job.manual) {
+      const when = nextRetryAt({
+        retriesSoFar: job.retries, retryCount: job.retryCount, eventAt: new Date(job.eventAt), now: o.clock.now(), baseMs: o.retryBaseMs, random,
+      })
+      if (when) {
+        next = when.toISOString()
+        retries++
+      }
+    } else if (!delivered && job.manual) {
+      next = job.next_retry_at // a manual attempt leaves the automatic schedule as it was
+    }
+    return { job, at: at.toISOString(), ...result, delivered, nextRetryAt: next, retries }
+  }
+
   schedule(0)
 
   return {
     wake,
-    async stop(graceMs = 10_000) {
+    async stop(graceMs = 8_000) {
       stopping = true
       clearTimeout(timer)
-      const all = Promise.allSettled([...inflight.values()])
+      const all = () => Promise.allSettled([...running.values()].map((r) => r.done))
       let timedOut = false
-      await Promise.race([all, new Promise<void>((r) => setTimeout(() => { timedOut = true; r() }, graceMs).unref())])
-      if (timedOut) await store.releaseJobs(o.db, [...inflight.keys()]).catch(() => {})
+      const grace = new Promise<void>((r) => setTimeout(() => { timedOut = true; r() }, graceMs).unref())
+      await Promise.race([all(), grace])
+      if (timedOut) {
+        const unsent = [...running.values()]
+        for (const r of unsent) r.abort.abort()
+        await all() // aborted sends end at once; answers that arrived are recorded by the cycles they start
+        await o.store.release(unsent.map((r) => r.job.id), owner).catch(() => {})
+      }
       while (ticking) await ticking
-      closed = true
+      if (outcomes.length > 0) await tick().catch((err: unknown) => o.logger.error('could not record delivery attempts', { error: String(err) }))
+      clearInterval(renewal)
+      await unlisten?.().catch(() => {})
       await o.sender.close()
     },
   }

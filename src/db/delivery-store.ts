@@ -1,0 +1,129 @@
+import { READY_CAP, type Claim, type Claimed, type DeliveryStore, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
+import type { Db } from './connect.ts'
+import { exclusive, type SyncDb } from './exclusive.ts'
+
+/**
+ * The delivery worker's store on SQLite (see delivery/port.ts for what each call promises).
+ * A worker cycle runs as one synchronous transaction (exclusive(): cached statements, no
+ * kysely), because it is many small statements per delivery on the hottest loop of `serve`.
+ * One `serve` per file (db/process-lock.ts), so recover() may free every lease at once.
+ */
+export function sqliteDeliveryStore(db: Db): DeliveryStore {
+  return {
+    recover: async () => {
+      await exclusive(db, (q) => q.run('UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_until IS NOT NULL'), { write: true })
+    },
+    cycle: (outcomes, claim) => _cycle(db, outcomes, claim),
+    renew: async (ids, owner, until) => {
+      if (ids.length === 0) return
+      await exclusive(db, (q) => q.run(`UPDATE deliveries SET locked_until = ? WHERE locked_by = ? AND id IN (SELECT value FROM json_each(?))`,
+        until, owner, JSON.stringify(ids)), { write: true })
+    },
+    release: async (ids, owner) => {
+      if (ids.length === 0) return
+      await exclusive(db, (q) => q.run(`UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_by = ? AND id IN (SELECT value FROM json_each(?))`,
+        owner, JSON.stringify(ids)), { write: true })
+    },
+  }
+}
+
+async function _cycle(db: Db, outcomes: Outcome[], claim?: Claim): Promise<Job[]> {
+  // Nothing to record: look first without the write lock (a wake often finds every
+  // subscription with work at its limit, e.g. while receivers are slow).
+  if (outcomes.length === 0) {
+    if (!claim) return []
+    const wanted = await exclusive(db, (q) => claim.plan(_queuedHooks(q, claim.now), claim.now))
+    if (wanted.length === 0) return []
+  }
+  return exclusive(db, (q) => {
+    for (const o of outcomes) _record(q, o)
+    const jobs: Job[] = []
+    if (!claim) return jobs
+    for (const w of claim.plan(_queuedHooks(q, claim.now), claim.now)) {
+      if (w.limit > 0) jobs.push(..._claim(q, w.webhook_id, w.limit, claim))
+    }
+    return jobs
+  }, { write: true })
+}
+
+/**
+ * Subscriptions with queued deliveries (due now or later), each with its tenant and earliest
+ * unleased due time: one index seek per subscription (deliveries_webhook_due), however long
+ * the queues are.
+ */
+function _queuedHooks(q: SyncDb, now: string): QueuedHook[] {
+  return q.all<QueuedHook>(`
+    WITH RECURSIVE hooks(id) AS (
+      SELECT (SELECT webhook_id FROM deliveries WHERE due_at IS NOT NULL ORDER BY webhook_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT webhook_id FROM deliveries WHERE due_at IS NOT NULL AND webhook_id > hooks.id ORDER BY webhook_id LIMIT 1)
+      FROM hooks WHERE hooks.id IS NOT NULL)
+    SELECT hooks.id AS webhook_id, w.tenant_id AS tenant_id,
+      (SELECT due_at FROM deliveries WHERE webhook_id = hooks.id AND due_at IS NOT NULL AND (locked_until IS NULL OR locked_until < ?)
+        ORDER BY due_at LIMIT 1) AS due,
+      (SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE webhook_id = hooks.id AND due_at IS NOT NULL AND due_at <= ?
+        AND (locked_until IS NULL OR locked_until < ?) LIMIT ${READY_CAP})) AS ready
+    FROM hooks JOIN webhooks w ON w.id = hooks.id WHERE hooks.id IS NOT NULL`, now, now, now)
+}
+
+/**
+ * Up to `limit` due, unleased deliveries of one subscription, oldest due first, with what
+ * sending needs; none if the subscription is no longer active (its due ones are dropped).
+ */
+function _claim(q: SyncDb, webhookId: string, limit: number, c: Claim): Job[] {
+  const h = q.get<{ url: string; secret: string; headers: string; active: number; deleted_at: string | null; retry_count: number }>(
+    'SELECT url, secret, headers, active, deleted_at, retry_count FROM webhooks WHERE id = ?', webhookId)
+  const due = 'webhook_id = ? AND due_at IS NOT NULL AND due_at <= ? AND (locked_until IS NULL OR locked_until < ?)'
+  if (!h || h.active !== 1 || h.deleted_at !== null) {
+    q.run(`UPDATE deliveries SET due_at = NULL, next_retry_at = NULL, manual = 0, locked_until = NULL, locked_by = NULL,
+      status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END WHERE ${due}`, webhookId, c.now, c.now)
+    return []
+  }
+  const claimed = q.all<Claimed>(`
+    UPDATE deliveries SET locked_until = ?, locked_by = ?
+    WHERE id IN (SELECT id FROM deliveries WHERE ${due} ORDER BY due_at LIMIT ?)
+    RETURNING id, tenant_id, webhook_id, event_id, attempts, retries, manual, next_retry_at, status`, c.leaseUntil, c.owner, webhookId, c.now, c.now, limit)
+  const headers = _headers(h.headers)
+  return claimed.map((row) => {
+    const e = q.get<{ payload: string; created_at: string }>('SELECT payload, created_at FROM events WHERE id = ?', row.event_id)!
+    return { ...row, owner: c.owner, url: h.url, secret: h.secret, headers, retryCount: h.retry_count, payload: e.payload, eventAt: e.created_at }
+  })
+}
+
+/** A stored headers column that is not a JSON object of strings sends none (the attempt is still made). */
+function _headers(text: string): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, string>
+  } catch { /* fall through */ }
+  return {}
+}
+
+/**
+ * Queue state after an attempt. `manual` counts retries asked for and not yet served; one asked
+ * for while this attempt was in flight (manual > what was claimed) stays queued, due now.
+ * Parameters: claimed manual, attempt time, next automatic time, claimed manual.
+ */
+const _AFTER_ATTEMPT = 'due_at = CASE WHEN manual > ? THEN ? ELSE ? END, manual = max(manual - ?, 0), locked_until = NULL, locked_by = NULL'
+
+/**
+ * The attempt row (numbered from the row itself, so a late outcome never collides with another
+ * worker's) and the delivery's new state. If the lease was lost meanwhile (the holder changed),
+ * only the attempt is counted; the queue state is the new holder's to write.
+ */
+function _record(q: SyncDb, o: Outcome): void {
+  const j = o.job
+  const inserted = q.run(`INSERT INTO delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
+    SELECT id, attempts + 1, tenant_id, ?, ?, ?, ?, ?, ? FROM deliveries WHERE id = ?`,
+  o.at, j.manual ? 'manual' : 'auto', o.responseCode, o.durationMs, o.error, o.responseBody, j.id)
+  if (inserted.changes === 0) return
+  const delivered = o.delivered ? `status = 'delivered', delivered_at = ?,` : ''
+  const params = o.delivered ? [o.at] : []
+  const held = q.run(`UPDATE deliveries SET ${delivered || "status = 'failed',"} attempts = attempts + 1, retries = ?, response_code = ?, last_attempt_at = ?,
+    next_retry_at = ?, ${_AFTER_ATTEMPT} WHERE id = ? AND locked_by = ?`,
+  ...params, o.retries, o.responseCode, o.at, o.nextRetryAt, j.manual, o.at, o.nextRetryAt, j.manual, j.id, j.owner)
+  if (held.changes === 0) {
+    q.run(`UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = ?, response_code = ?${o.delivered ? ", status = 'delivered', delivered_at = ?" : ''} WHERE id = ?`,
+      o.at, o.responseCode, ...params, j.id)
+  }
+}

@@ -1,0 +1,83 @@
+import { readFileSync, realpathSync } from 'node:fs'
+import { hostname } from 'node:os'
+import type { SqliteDatabase } from './sqlite.ts'
+
+/** Another `serve` runs on this database file (CONTRACT §9: one process per SQLite file). */
+export class DatabaseInUseError extends Error {}
+
+interface ServeRow {
+  id: string
+  pid: number
+  host: string
+  file: string
+  proc_start: string | null
+  started_at: string
+}
+
+/**
+ * Refuses when a live `serve` has this file open; call before migrating, so a refused start
+ * writes nothing. A database without the table yet has no `serve` of a version that records one.
+ */
+export function assertNoOtherServe(sqlite: SqliteDatabase, file: string): void {
+  const exists = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'serve_processes'").get()
+  if (!exists) return
+  const other = _live(sqlite.prepare('SELECT * FROM serve_processes').all() as ServeRow[], _realpath(file))
+  if (other) throw _inUse(file, other)
+}
+
+/**
+ * Records this process as the file's `serve` (checking again in the same write transaction,
+ * so of two starting together one is refused) and returns the function that removes the row.
+ * A row whose process is gone (not running, or its pid now belongs to a younger process) is
+ * stale and replaced: a `serve` killed with SIGKILL does not block the next start.
+ */
+export function acquireServeLock(sqlite: SqliteDatabase, file: string, id: string, now: Date): () => void {
+  const path = _realpath(file)
+  sqlite.transaction(() => {
+    const other = _live(sqlite.prepare('SELECT * FROM serve_processes').all() as ServeRow[], path)
+    if (other) throw _inUse(file, other)
+    sqlite.prepare('DELETE FROM serve_processes').run()
+    sqlite.prepare('INSERT INTO serve_processes (id, pid, host, file, proc_start, started_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(id, process.pid, hostname(), path, _procStart(process.pid), now.toISOString())
+  }).immediate()
+  return () => {
+    if (sqlite.open) sqlite.prepare('DELETE FROM serve_processes WHERE id = ?').run(id)
+  }
+}
+
+/** A row of a process that still runs on this host with this very file (a copy or backup of the file carries the row along). */
+function _live(rows: ServeRow[], path: string): ServeRow | undefined {
+  return rows.find((r) => r.pid !== process.pid && r.host === hostname() && r.file === path && _running(r.pid, r.proc_start))
+}
+
+function _running(pid: number, procStart: string | null): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+  const now = _procStart(pid)
+  return procStart === null || now === null || now === procStart
+}
+
+/** The kernel's start time of a process (field 22 of /proc/<pid>/stat), null where there is no /proc. */
+function _procStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null
+  } catch {
+    return null
+  }
+}
+
+function _realpath(file: string): string {
+  try {
+    return realpathSync(file)
+  } catch {
+    return file
+  }
+}
+
+function _inUse(file: string, other: ServeRow): DatabaseInUseError {
+  return new DatabaseInUseError(`database ${file} is in use by another travelops serve (pid ${other.pid}, started ${other.started_at}); stop it first — one serve per SQLite file`)
+}

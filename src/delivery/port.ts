@@ -1,0 +1,98 @@
+/**
+ * The delivery worker's port: everything it needs of a database, and nothing else. The worker
+ * (worker.ts) decides what to send and when; a store keeps the queue. SQLite's store is
+ * db/delivery-store.ts; another engine implements the same interface.
+ *
+ * Leases. A claimed delivery carries `locked_by` (the worker's owner id) and `locked_until`.
+ * Nobody else claims it before `locked_until`; the holder renews its leases while attempts are
+ * in flight, so a live worker never loses one, and a worker that dies loses them when they
+ * expire (then any worker claims the delivery again: at-least-once). Recording an outcome
+ * clears the lease only if the recorder still holds it.
+ */
+
+export interface Claimed {
+  id: string
+  tenant_id: string
+  webhook_id: string
+  event_id: string
+  attempts: number
+  retries: number
+  /** Manual retries asked for and not yet served, as claimed. */
+  manual: number
+  next_retry_at: string | null
+  status: string
+}
+
+/** A claimed delivery with what sending needs. */
+export interface Job extends Claimed {
+  /** The worker holding the lease. */
+  owner: string
+  url: string
+  secret: string
+  headers: Record<string, string>
+  retryCount: number
+  payload: string
+  eventAt: string
+}
+
+/** A subscription with queued deliveries. */
+export interface QueuedHook {
+  webhook_id: string
+  tenant_id: string
+  /** The earliest due time of its queued deliveries that nobody holds a lease on; null: all are leased. */
+  due: string | null
+  /** How many of them are due now (counted up to READY_CAP). */
+  ready: number
+}
+
+/** A store counts a subscription's ready deliveries up to this (more than a subscription may have in flight). */
+export const READY_CAP = 32
+
+export interface Outcome {
+  job: Job
+  at: string
+  responseCode: number | null
+  durationMs: number
+  error: string | null
+  responseBody: string | null
+  delivered: boolean
+  /** When the next attempt is due (automatic retry, or the schedule a manual attempt left alone). */
+  nextRetryAt: string | null
+  retries: number
+}
+
+/**
+ * What to claim, given the subscriptions with queued work: up to `limit` due deliveries of
+ * each listed subscription, in list order (delivery/plan.ts decides, fairly).
+ */
+export type Planner = (queued: QueuedHook[], now: string) => { webhook_id: string; limit: number }[]
+
+export interface Claim {
+  now: string
+  leaseUntil: string
+  owner: string
+  plan: Planner
+}
+
+export interface DeliveryStore {
+  /**
+   * At start, before the first cycle: make work that a previous holder left in flight claimable.
+   * A store that knows no other worker can be alive (SQLite: db/process-lock.ts) frees every
+   * lease at once; others let leases expire.
+   */
+  recover(owner: string): Promise<void>
+  /**
+   * Records finished attempts (attempt row + the delivery's new state) and then, when `claim`
+   * is given, leases the due, unleased deliveries the planner asks for — atomically where the
+   * engine allows. Due deliveries of a subscription that is no longer active are dropped instead
+   * (nothing sent; never-attempted ones end `failed`). An outcome for a delivery already gone
+   * (e.g. pruned) is ignored.
+   */
+  cycle(outcomes: Outcome[], claim?: Claim): Promise<Job[]>
+  /** Extends `owner`'s leases on these deliveries (attempts still in flight). */
+  renew(ids: string[], owner: string, until: string): Promise<void>
+  /** Gives `owner`'s claims back unsent (shutdown): due again at once, for any worker. */
+  release(ids: string[], owner: string): Promise<void>
+  /** Wake-ups from other processes (new work committed elsewhere); returns a stop function. Optional. */
+  listen?(wake: () => void): Promise<() => Promise<void>>
+}
