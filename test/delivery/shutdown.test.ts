@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { orderBody } from '../helpers/app.ts'
-import { runJson, startServe } from '../helpers/cli.ts'
+import { apiClient, runCli, runJson, startServe, until } from '../helpers/cli.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 
 describe('graceful shutdown', () => {
@@ -45,5 +45,81 @@ describe('graceful shutdown', () => {
     } finally {
       await server.stop()
     }
+  })
+
+  test('SIGTERM with receivers that answer after 20 s or never: exit 0 within 10 s; after restart every event is delivered', async () => {
+    const db = join(dir, 'slow.db')
+    const tenant = await runJson(['tenants', 'create', '--name', 'Slow', '--db', db])
+    const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
+    let phase: 'slow' | 'healthy' = 'slow'
+    const late = await startReceiver({ respond: () => (phase === 'slow' ? { status: 200, delayMs: 20_000 } : { status: 200 }) })
+    const never = await startReceiver({ respond: () => (phase === 'slow' ? { hang: true } : { status: 200 }) })
+    const args = ['--db', db, '--allow-private-targets', '--log-level', 'warn']
+    try {
+      let server = await startServe(args)
+      let api = apiClient(server.url, key)
+      for (const rx of [late, never]) {
+        assert.equal((await api('POST', '/v1/webhooks', { url: rx.url, events: ['order.created'], secret: 'graceful-secret-0123' })).status, 201)
+      }
+      assert.equal((await api('POST', '/v1/orders', orderBody())).status, 201)
+      await late.waitFor(1)
+      await never.waitFor(1)
+      const started = Date.now()
+      assert.equal(await server.stop(), 0)
+      const took = Date.now() - started
+      assert.ok(took <= 10_000, `exit took ${took} ms`)
+
+      phase = 'healthy'
+      server = await startServe(args)
+      api = apiClient(server.url, key)
+      try {
+        const rows = await until('both deliveries delivered', async () => {
+          const r = (await api('GET', '/v1/webhooks/deliveries')).body.data as { id: string; status: string }[]
+          return r.length === 2 && r.every((d) => d.status === 'delivered') && r
+        })
+        for (const d of rows) {
+          const log = (await api('GET', `/v1/webhooks/deliveries/${d.id}`)).body.data.attempt_log as { response_code: number | null }[]
+          // The aborted attempts got no answer and are not attempts; the one after the restart is.
+          assert.deepEqual(log.map((a) => a.response_code), [200])
+        }
+        assert.equal(late.requests.length, 2)
+        assert.equal(never.requests.length, 2)
+      } finally {
+        await server.stop()
+      }
+    } finally {
+      await late.close()
+      await never.close()
+    }
+  })
+
+  test('a second serve on the same SQLite file exits 1 at once, naming the file and the other process, and sends nothing', async () => {
+    const db = join(dir, 'twice.db')
+    const tenant = await runJson(['tenants', 'create', '--name', 'Twice', '--db', db])
+    const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
+    const rx = await startReceiver({ respond: () => ({ status: 200, delayMs: 300 }) })
+    const args = ['--db', db, '--allow-private-targets', '--log-level', 'warn']
+    const first = await startServe(args)
+    try {
+      const api = apiClient(first.url, key)
+      await api('POST', '/v1/webhooks', { url: rx.url, events: ['order.created'], secret: 'graceful-secret-0123' })
+      for (let i = 0; i < 5; i++) await api('POST', '/v1/orders', orderBody())
+      const second = await runCli(['serve', '--port', '0', ...args])
+      assert.equal(second.code, 1)
+      assert.match(second.stderr, new RegExp(`${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*in use.*pid ${first.child.pid}`))
+      assert.equal(second.stdout, '')
+      await until('all five delivered', async () => {
+        const r = (await api('GET', '/v1/webhooks/deliveries')).body.data as { status: string }[]
+        return r.length === 5 && r.every((d) => d.status === 'delivered')
+      })
+      await new Promise((r) => setTimeout(r, 500))
+      assert.equal(rx.requests.length, 5, 'nothing was sent twice')
+    } finally {
+      assert.equal(await first.stop(), 0)
+      await rx.close()
+    }
+    // The first one's row is gone with it: the next start is not refused.
+    const again = await startServe(args)
+    assert.equal(await again.stop(), 0)
   })
 })
