@@ -11,6 +11,7 @@ export function serveCommand(): Command {
     .addOption(new Option('--retry-base <ms>', 'first webhook retry delay in ms (then ×10 each retry)').env('TRAVELOPS_RETRY_BASE_MS'))
     .addOption(new Option('--delivery-timeout <ms>', 'receiver deadline in ms').env('TRAVELOPS_DELIVERY_TIMEOUT_MS'))
     .addOption(new Option('--rate-limit <n>', 'requests per hour for keys created without their own limit').env('TRAVELOPS_RATE_LIMIT'))
+    .addOption(new Option('--max-webhooks <n>', 'webhook subscriptions per tenant (default 50)').env('TRAVELOPS_MAX_WEBHOOKS'))
     .addOption(new Option('--log-level <level>', 'debug, info, warn, error or silent').env('TRAVELOPS_LOG_LEVEL'))
     .action(async (opts, cmd: Command) => {
       // commander turns a boolean flag on whenever its env twin is set at all (=0 too): hand the
@@ -19,7 +20,6 @@ export function serveCommand(): Command {
       const config = await configFrom(opts)
       const { startServer } = await import('../src/server.ts')
       const server = await startServer(config)
-      process.stdout.write(`travelops listening on ${server.url}\n`)
       const shutdown = (signal: string) => {
         server.deps.logger.info('shutting down', { signal })
         server.stop().then(() => process.exit(0), (err: unknown) => {
@@ -29,5 +29,8 @@ export function serveCommand(): Command {
       }
       process.once('SIGINT', () => shutdown('SIGINT'))
       process.once('SIGTERM', () => shutdown('SIGTERM'))
+      // Only now: whoever reads this line may signal at once, and before a handler is installed
+      // the kernel's default for SIGTERM would end the process on the spot.
+      process.stdout.write(`travelops listening on ${server.url}\n`)
     })
 }

@@ -11,6 +11,8 @@ export interface Config {
   deliveryTimeoutMs: number
   rateLimit: number
   logLevel: LogLevel
+  /** Subscriptions per tenant (not deleted), CONTRACT §9. */
+  maxWebhooks: number
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -22,6 +24,7 @@ export const DEFAULT_CONFIG: Config = {
   deliveryTimeoutMs: 30_000,
   rateLimit: 1000,
   logLevel: 'info',
+  maxWebhooks: 50,
 }
 
 const int = (min: number, max: number) =>
@@ -48,6 +51,7 @@ const ConfigSchema = v.object({
   deliveryTimeout: v.optional(int(1, 600_000)),
   rateLimit: v.optional(int(1, 1_000_000_000)),
   logLevel: v.optional(v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
+  maxWebhooks: v.optional(int(1, 100_000)),
 })
 
 export class ConfigError extends Error {}
@@ -70,5 +74,6 @@ export function resolveConfig(options: Record<string, unknown>): Config {
     deliveryTimeoutMs: o.deliveryTimeout ?? DEFAULT_CONFIG.deliveryTimeoutMs,
     rateLimit: o.rateLimit ?? DEFAULT_CONFIG.rateLimit,
     logLevel: o.logLevel ?? DEFAULT_CONFIG.logLevel,
+    maxWebhooks: o.maxWebhooks ?? DEFAULT_CONFIG.maxWebhooks,
   }
 }

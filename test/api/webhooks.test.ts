@@ -48,6 +48,22 @@ scenarios<F>('webhook subscriptions and deliveries API', async (base) => {
   } },
   { name: 'too many headers', method: 'POST', path: '/v1/webhooks', body: body({ headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v'])) }), status: 422 },
   { name: 'header value with a line break', method: 'POST', path: '/v1/webhooks', body: body({ headers: { 'X-A': 'a\r\nInjected: 1' } }), status: 422 },
+  { name: 'connection-specific header names (any case), Proxy-*, and a name that is not a token: every one listed', method: 'POST', path: '/v1/webhooks',
+    body: body({ headers: { Connection: 'close', 'keep-alive': '5', 'Transfer-Encoding': 'chunked', TE: 'trailers', Trailer: 'X', UPGRADE: 'h2c', Expect: '100-continue', 'Proxy-Authorization': 'x', 'Bad Name': 'x', 'X-Ok': 'fine' } }),
+    status: 422, check: (r) => {
+      assert.deepEqual(r.body.error.details.map((d: { path: string }) => d.path).sort(),
+        ['headers.Bad Name', 'headers.Connection', 'headers.Expect', 'headers.Proxy-Authorization', 'headers.TE', 'headers.Trailer', 'headers.Transfer-Encoding', 'headers.UPGRADE', 'headers.keep-alive'])
+    } },
+  { name: 'header values: non-ASCII, control characters, leading or trailing spaces', method: 'POST', path: '/v1/webhooks',
+    body: body({ headers: { 'X-Euro': '10 €', 'X-Ctl': 'a\u0001b', 'X-Tab': 'a\tb', 'X-Lead': ' a', 'X-Trail': 'a ', 'X-Del': 'a\u007fb', 'X-Fine': 'Bearer abc=/+' } }),
+    status: 422, check: (r) => {
+      assert.deepEqual(r.body.error.details.map((d: { path: string }) => d.path).sort(), ['headers.X-Ctl', 'headers.X-Del', 'headers.X-Euro', 'headers.X-Lead', 'headers.X-Tab', 'headers.X-Trail'])
+      assert.match(r.body.error.details[0].message, /printable ASCII/)
+    } },
+  { name: 'PATCH checks headers the same way', method: 'PATCH', path: (f) => `/v1/webhooks/${f.hook}`, body: { headers: { 'X-Euro': '€' } }, status: 422,
+    check: (r) => assert.equal(firstDetail(r).path, 'headers.X-Euro') },
+  { name: 'printable ASCII header values and token names are accepted', method: 'POST', path: '/v1/webhooks',
+    body: body({ headers: { "X-A!#$%&'*+.^_`|~1": 'v a l u e ~!', 'X-Empty': '' } }), status: 201 },
   { name: 'read-only fields', method: 'POST', path: '/v1/webhooks', body: body({ retry_count: 10, active: false }), status: 422, check: (r) => {
     assert.ok(r.body.error.details.every((d: { message: string }) => /read-only/.test(d.message)))
   } },

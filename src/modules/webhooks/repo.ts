@@ -10,6 +10,13 @@ export function findWebhook(db: Db | Tx, tenantId: string, id: string): Promise<
   return webhooks.find(db, tenantId, id, { deleted_at: null })
 }
 
+/** Subscriptions of a tenant that are not deleted (active or not): what --max-webhooks counts. */
+export async function countWebhooks(db: Db | Tx, tenantId: string): Promise<number> {
+  const r = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirstOrThrow()
+  return Number(r.n)
+}
+
 export function listWebhooks(db: Db, tenantId: string, after: string | undefined, limit: number): Promise<WebhookRow[]> {
   return webhooks.list(db, tenantId, { eq: { deleted_at: null }, after, limit })
 }

@@ -1,11 +1,11 @@
 import * as v from 'valibot'
 import { EVENT_NAMES, isEventName } from '../../events/catalog.ts'
+import { headerNameProblem, headerValueProblem } from '../../lib/http-headers.ts'
 import { TimestampQuery } from '../fields.ts'
 import * as out from '../view-fields.ts'
 import { EventView } from './event-view.ts'
 
 const RESERVED = /^(content-type|content-length|host|user-agent|x-webhook-.*)$/i
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/
 
 export const WebhookUrl = v.pipe(
   v.string(),
@@ -30,14 +30,20 @@ export const WebhookEvents = v.pipe(
 
 export const WebhookSecret = v.pipe(v.string(), v.minLength(16, 'must be 16-256 characters'), v.maxLength(256, 'must be 16-256 characters'))
 
+/** Custom headers (CONTRACT §7, §9): token names that are neither ours nor connection-specific, printable ASCII values. */
 export const WebhookHeaders = v.pipe(
   v.record(
     v.pipe(
       v.string(),
-      v.regex(TOKEN, 'must be a valid header name'),
+      v.maxLength(100, 'header names must be at most 100 characters'),
+      v.check((name) => headerNameProblem(name) === null, (issue) => `header '${String(issue.input)}' ${headerNameProblem(String(issue.input))}`),
       v.check((name) => !RESERVED.test(name), (issue) => `header '${String(issue.input)}' is set by travelops and cannot be overridden`),
     ),
-    v.pipe(v.string(), v.maxLength(1024, 'values must be at most 1024 characters'), v.regex(/^[^\r\n\0]*$/, 'values must not contain line breaks')),
+    v.pipe(
+      v.string(),
+      v.maxLength(1024, 'values must be at most 1024 characters'),
+      v.check((value) => headerValueProblem(value) === null, (issue) => `value ${headerValueProblem(String(issue.input))}`),
+    ),
   ),
   v.check((h) => Object.keys(h).length <= 20, 'must have at most 20 headers'),
 )

@@ -3,7 +3,7 @@ import type { WebhookRow } from '../../db/schema.ts'
 import { withTx } from '../../db/tx.ts'
 import { lookupAll } from '../../delivery/guard-connect.ts'
 import { checkTargetUrl } from '../../delivery/ssrf.ts'
-import { notFound, validationFailed } from '../../http/errors.ts'
+import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
 import { changedColumns } from '../fields.ts'
@@ -45,7 +45,13 @@ export async function createWebhook(ctx: TenantContext, input: CreateWebhookInpu
     updated_at: now,
     deleted_at: null,
   }
-  await repo.webhooks.insert(ctx.db, row)
+  // Count and insert in one write transaction: concurrent creates cannot both pass the limit.
+  await withTx(ctx.db, async ({ tx }) => {
+    if (await repo.countWebhooks(tx, ctx.tenantId) >= ctx.config.maxWebhooks) {
+      throw conflict(`This tenant already has ${ctx.config.maxWebhooks} webhook subscriptions, the most allowed (--max-webhooks); delete one first`)
+    }
+    await repo.webhooks.insert(tx, row)
+  })
   return toWebhook(row)
 }
 
