@@ -30,6 +30,7 @@ interface Out {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+const _BUFFER_BODY_CHARS = 64 * 1024
 
 /**
  * The HTTP application. Routes are data (see define-route.ts); one global middleware runs
@@ -59,7 +60,10 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
     // srvx's response (what h3 itself answers with): on node:http its string body and plain
     // headers object go out in one write with Content-Length; a fetch Response would be
     // streamed (chunked, two writes) and its Headers built and read back.
-    return new FastResponse(out.body, { status: out.status, headers })
+    // A large body goes out as UTF-8 bytes made once: a string would be held (as UTF-16 when it
+    // has non-Latin-1 text) while a slow reader drains its socket, and encoded again meanwhile.
+    const body = out.body.length > _BUFFER_BODY_CHARS ? Buffer.from(out.body) : out.body
+    return new FastResponse(body, { status: out.status, headers })
   })
 
   const byPath = new Map<string, Method[]>()

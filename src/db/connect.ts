@@ -1,5 +1,5 @@
 import {
-  CompiledQuery, Kysely, SqliteDialect, type Transaction,
+  CompiledQuery, Kysely, SqliteDialect, sql, type Transaction,
   type DatabaseConnection, type Driver, type SqliteDatabase as KyselySqlite, type SqliteStatement,
 } from 'kysely'
 import type { Database } from './schema.ts'
@@ -89,6 +89,18 @@ export function internalsOfTx(tx: Transaction<Database>): DbInternals | undefine
  */
 export function dbVersion(db: Db): string | null {
   return _internals.get(db)?.version() ?? null
+}
+
+/**
+ * The database answers a query. On SQLite this runs on the connection at once, not in the
+ * serialising driver's queue: a liveness check must not wait behind every request queued there
+ * (a statement runs whole in one turn, so nothing is interrupted; inside another caller's open
+ * transaction a SELECT changes nothing).
+ */
+export async function pingDb(db: Db): Promise<void> {
+  const x = _internals.get(db)
+  if (x) x.prepare('SELECT 1').get()
+  else await sql`select 1`.execute(db)
 }
 
 function _cachingDatabase(sqlite: SqliteDatabase): KyselySqlite {

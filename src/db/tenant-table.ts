@@ -2,6 +2,7 @@ import type { Kysely, Selectable, Updateable, Insertable } from 'kysely'
 import type { Db } from './connect.ts'
 import type { Database } from './schema.ts'
 import type { Tx } from './tx.ts'
+import { readPageRows } from './page-rows.ts'
 
 /** The tables whose rows belong to one tenant and have an id. */
 export type TenantTableName = {
@@ -61,10 +62,12 @@ export function tenantTable<T extends TenantTableName>(table: T): TenantTable<T>
       return Number(r.numDeletedRows) > 0
     },
     list(db, tenantId, o) {
-      let q = k(db).selectFrom(name).selectAll().where('tenant_id', '=', tenantId)
-      q = where(where(where(q, '=', o.eq), '>', o.gt), '<', o.lt)
-      if (o.after) q = q.where('id', '<', o.after)
-      return q.orderBy('id', 'desc').limit(o.limit + 1).execute() as Promise<Row<T>[]>
+      return readPageRows<Row<T> & { id: string }>(o.limit, o.after, (after, n) => {
+        let q = k(db).selectFrom(name).selectAll().where('tenant_id', '=', tenantId)
+        q = where(where(where(q, '=', o.eq), '>', o.gt), '<', o.lt)
+        if (after) q = q.where('id', '<', after)
+        return q.orderBy('id', 'desc').limit(n).execute() as Promise<(Row<T> & { id: string })[]>
+      })
     },
     findBy: (db, tenantId, eq) =>
       where(k(db).selectFrom(name).selectAll().where('tenant_id', '=', tenantId), '=', eq).executeTakeFirst() as Promise<Row<T> | undefined>,

@@ -7,7 +7,10 @@ import type { RouteDef } from './define-route.ts'
 import { ApiError, badRequest, issuesToDetails, notFound } from './errors.ts'
 import { validateBody } from './validate.ts'
 import { assertSameRequest, bodyFingerprint, checkIdempotencyKey, idempotent, type StoredResponse } from './idempotency.ts'
-import { pageQuery } from './pagination.ts'
+import { pageJson, pageQuery } from './pagination.ts'
+import { Turns } from './turns.ts'
+
+const _listTurns = new Turns(4)
 
 export function errorJson(err: ApiError, requestId: string): string {
   return JSON.stringify({ error: { code: err.code, message: err.message, details: err.details ?? [], request_id: requestId } })
@@ -35,12 +38,17 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
     if (route.body) body = validateBody(route.body, received, _readOnly(route))
   }
   const run = async (): Promise<StoredResponse> => {
+    // Lists can be the heaviest answers (pages up to 4 MiB): a few at a time, and other
+    // requests are served between them (CONTRACT §9: /health within 1 s under slow readers).
+    const give = route.list ? await _listTurns.take() : undefined
     try {
       const result = await route.handler({ ctx, params, query, body })
-      return { status: route.status ?? 200, body: JSON.stringify(route.list || route.raw ? result : { data: result }) }
+      return { status: route.status ?? 200, body: route.list ? pageJson(result as object) : JSON.stringify(route.raw ? result : { data: result }) }
     } catch (err) {
       if (err instanceof ApiError) return { status: err.status, body: errorJson(err, requestId) }
       throw err
+    } finally {
+      give?.()
     }
   }
   if (idemKey === null) return { ...(await run()), replayed: false }

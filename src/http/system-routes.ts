@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { pingDb } from '../db/connect.ts'
 import * as v from 'valibot'
 import { defineRoute, type RouteDef } from './define-route.ts'
 import { ApiError } from './errors.ts'
@@ -10,7 +10,7 @@ export const systemRoutes: RouteDef[] = [
     response: v.object({ status: v.literal('ok') }),
     handler: async ({ ctx }) => {
       try {
-        await sql`select 1`.execute(ctx.db)
+        await pingDb(ctx.db)
       } catch {
         throw new ApiError(503, 'unavailable', 'Database is not reachable')
       }

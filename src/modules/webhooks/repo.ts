@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect.ts'
 import type { DeliveryRow, WebhookRow } from '../../db/schema.ts'
+import { readPageRows } from '../../db/page-rows.ts'
 import { tenantTable } from '../../db/tenant-table.ts'
 import type { Tx } from '../../db/tx.ts'
 
@@ -50,15 +51,17 @@ export interface DeliveryFilter {
 }
 
 export function listDeliveries(db: Db, tenantId: string, f: DeliveryFilter): Promise<DeliveryWithPayload[]> {
-  let q = db.selectFrom('deliveries').innerJoin('events', 'events.id', 'deliveries.event_id')
-    .selectAll('deliveries').select('events.payload')
-    .where('deliveries.tenant_id', '=', tenantId)
-  if (f.webhookId) q = q.where('deliveries.webhook_id', '=', f.webhookId)
-  if (f.status) q = q.where('deliveries.status', '=', f.status)
-  if (f.event) q = q.where('deliveries.event', '=', f.event)
-  if (f.createdAfter) q = q.where('deliveries.created_at', '>', f.createdAfter)
-  if (f.after) q = q.where('deliveries.id', '<', f.after)
-  return q.orderBy('deliveries.id', 'desc').limit(f.limit + 1).execute()
+  return readPageRows(f.limit, f.after, (after, n) => {
+    let q = db.selectFrom('deliveries').innerJoin('events', 'events.id', 'deliveries.event_id')
+      .selectAll('deliveries').select('events.payload')
+      .where('deliveries.tenant_id', '=', tenantId)
+    if (f.webhookId) q = q.where('deliveries.webhook_id', '=', f.webhookId)
+    if (f.status) q = q.where('deliveries.status', '=', f.status)
+    if (f.event) q = q.where('deliveries.event', '=', f.event)
+    if (f.createdAfter) q = q.where('deliveries.created_at', '>', f.createdAfter)
+    if (after) q = q.where('deliveries.id', '<', after)
+    return q.orderBy('deliveries.id', 'desc').limit(n).execute()
+  })
 }
 
 export function attemptsOf(db: Db | Tx, tenantId: string, deliveryId: string) {
