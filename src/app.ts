@@ -49,8 +49,10 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
     try {
       out = await _guard(event, state, deps, limiter)
     } catch (err) {
-      out = _errorOut(err, state, deps, event)
+      // The client went away mid-request (e.g. half a body): nobody to answer, nothing broken.
+      out = event.req.signal?.aborted ? { status: 499, body: '' } : _errorOut(err, state, deps, event)
     }
+    if (event.req.signal?.aborted) out = { ...out, status: 499 }
     const headers = _headers(out, state)
     deps.logger.info('request', {
       request_id: state.requestId, method: event.req.method, path: event.url.pathname, status: out.status,

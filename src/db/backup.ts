@@ -25,9 +25,11 @@ export async function backupTo(file: string, dest: string, opts: { overwrite?: b
   const tmp = join(dirname(dest), `.${basename(dest)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
   const db = openSqlite(file)
   try {
+    // Owner-only from the first byte (CONTRACT §9: it holds webhook secrets), whatever the umask.
+    closeSync(openSync(tmp, 'wx', 0o600))
+    chmodSync(tmp, 0o600)
     // transfer(0) first starts the backup; then every remaining page in one step.
     const progress = await db.backup(tmp, { progress: () => 0x7fffffff })
-    chmodSync(tmp, statSync(file).mode & 0o777)
     _fsync(tmp)
     _place(tmp, dest, opts.overwrite ?? false)
     _fsyncDir(dirname(dest))

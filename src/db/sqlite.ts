@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3'
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs'
 import { isSea } from 'node:sea'
 import { loadSeaNativeAddon } from './native-addon.ts'
 
@@ -17,6 +18,12 @@ export function openSqlite(file: string, opts: { readonly?: boolean } = {}): Sql
   const options: Database.Options = { readonly: opts.readonly ?? false }
   // @types/better-sqlite3 only knows the path form; better-sqlite3 also takes the addon object.
   if (isSea()) options.nativeBinding = loadSeaNativeAddon() as unknown as string
+  // A new database is owner-only (CONTRACT §9: it holds webhook secrets and receivers' header
+  // values); SQLite gives its -wal and -shm files the database file's permissions.
+  if (!options.readonly && file !== ':memory:' && !existsSync(file)) {
+    closeSync(openSync(file, 'a', 0o600))
+    chmodSync(file, 0o600)
+  }
   const db = new Database(file, options)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
