@@ -25,7 +25,7 @@ interface RequestState {
 /** A response before the standard headers are added. */
 interface Out {
   status: number
-  body: string
+  body: string | Buffer
   headers?: Record<string, string>
 }
 
@@ -64,7 +64,7 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
     // streamed (chunked, two writes) and its Headers built and read back.
     // A large body goes out as UTF-8 bytes made once: a string would be held (as UTF-16 when it
     // has non-Latin-1 text) while a slow reader drains its socket, and encoded again meanwhile.
-    const body = out.body.length > _BUFFER_BODY_CHARS ? Buffer.from(out.body) : out.body
+    const body = typeof out.body === 'string' && out.body.length > _BUFFER_BODY_CHARS ? Buffer.from(out.body) : out.body
     return new FastResponse(body, { status: out.status, headers })
   })
 

@@ -16,7 +16,10 @@ export function errorJson(err: ApiError, requestId: string): string {
   return JSON.stringify({ error: { code: err.code, message: err.message, details: err.details ?? [], request_id: requestId } })
 }
 
-export interface Executed extends StoredResponse {
+export interface Executed {
+  status: number
+  /** JSON text, or its UTF-8 bytes (a large list page). */
+  body: string | Buffer
   replayed: boolean
 }
 
@@ -37,7 +40,7 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
     }
     if (route.body) body = validateBody(route.body, received, _readOnly(route))
   }
-  const run = async (): Promise<StoredResponse> => {
+  const run = async (): Promise<{ status: number; body: string | Buffer }> => {
     // Lists can be the heaviest answers (pages up to 4 MiB): a few at a time, and other
     // requests are served between them (CONTRACT §9: /health within 1 s under slow readers).
     const give = route.list ? await _listTurns.take() : undefined
@@ -52,7 +55,8 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
     }
   }
   if (idemKey === null) return { ...(await run()), replayed: false }
-  return idempotent(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint }, run)
+  // Only POST carries an Idempotency-Key, and no POST route is a list: its body is text.
+  return idempotent(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint }, run as () => Promise<StoredResponse>)
 }
 
 function _params(route: RouteDef, event: H3Event): Record<string, string> {

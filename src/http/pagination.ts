@@ -48,19 +48,23 @@ function _decodeCursor(s: string): string | null {
 export { PAGE_BYTES }
 /** Room kept for the envelope around the records (`has_more`, `next_cursor`). */
 const _ENVELOPE_BYTES = 256
-const _rendered = new WeakMap<object, string>()
+const _rendered = new WeakMap<object, string | Buffer>()
+/** A page past this many characters is rendered as UTF-8 bytes straight away (no joined string). */
+const _BYTES_PAST = 64 * 1024
 
 /**
  * Rows fetched with `limit + 1`, newest first → one page of at most `limit` records and at most
  * PAGE_BYTES of JSON: when the next record would cross that, the page ends there with
  * `has_more: true` and a cursor that continues exactly after the last record shown. Records
  * are mapped and serialised one at a time, so the rest of an oversized batch is never built;
- * the page's JSON is kept for pageJson().
+ * the page's JSON is kept for pageJson() — as bytes when it is large, so a big page is never
+ * held as one (possibly two-byte) string as well.
  */
 export function toPage<R extends { id: string }, T>(rows: R[], limit: number, map: (row: R) => T): Page<T> {
   const data: T[] = []
-  const parts: string[] = []
+  const parts: (string | Buffer)[] = []
   let bytes = _ENVELOPE_BYTES
+  let chars = 0
   let cut = false
   const n = Math.min(rows.length, limit)
   for (let i = 0; i < n; i++) {
@@ -72,17 +76,26 @@ export function toPage<R extends { id: string }, T>(rows: R[], limit: number, ma
       break
     }
     bytes += size
+    chars += json.length
     data.push(item)
-    parts.push(json)
+    parts.push(chars > _BYTES_PAST ? Buffer.from(json) : json)
   }
   const has_more = cut || rows.length > limit
   const last = has_more ? rows[data.length - 1] : undefined
   const page: Page<T> = { data, has_more, next_cursor: last ? encodeCursor(last.id) : null }
-  _rendered.set(page, `{"data":[${parts.join(',')}],"has_more":${has_more},"next_cursor":${JSON.stringify(page.next_cursor)}}`)
+  const tail = `],"has_more":${has_more},"next_cursor":${JSON.stringify(page.next_cursor)}}`
+  if (chars <= _BYTES_PAST) _rendered.set(page, `{"data":[${parts.join(',')}${tail}`)
+  else {
+    const comma = Buffer.from(',')
+    const chunks: Buffer[] = [Buffer.from('{"data":[')]
+    parts.forEach((p, i) => chunks.push(...(i > 0 ? [comma] : []), typeof p === 'string' ? Buffer.from(p) : p))
+    chunks.push(Buffer.from(tail))
+    _rendered.set(page, Buffer.concat(chunks))
+  }
   return page
 }
 
-/** The JSON of a page: as toPage() rendered it, if the handler returned that page unchanged. */
-export function pageJson(page: object): string {
+/** The JSON of a page (text, or UTF-8 bytes for a large one): as toPage() rendered it, if the handler returned that page unchanged. */
+export function pageJson(page: object): string | Buffer {
   return _rendered.get(page) ?? JSON.stringify(page)
 }
