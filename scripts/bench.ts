@@ -10,6 +10,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net'
 import { Agent, request } from 'undici'
 import { openDb, type OpenDb } from '../src/db/connect.ts'
 import type { LoadResult, LoadSpec } from './bench/load.ts'
@@ -30,6 +31,10 @@ const S = {
   workerConcurrency: 16, // the worker's effective concurrency to one receiver: 2 subscriptions × 8 per subscription, 16 connections per origin
   latencyRatePerS: 100,
   latencyS: 5,
+  hostileDeliveries: 10_000, // due at once, to receivers that accept and never answer
+  hostileHooks: 10,
+  isolationRatePerS: 20,
+  isolationS: 5,
 }
 
 interface Measured extends LoadResult { cpuUsPerReq: number }
@@ -61,7 +66,7 @@ async function main(): Promise<void> {
     const list = { method: 'GET' as const, paths: ['/v1/orders?limit=20'], headers: auth(reads) }
 
     const only = process.env.BENCH_ONLY?.split(',') // e.g. BENCH_ONLY=post,delivery: those groups only, nothing written
-    const run = (group: 'reads' | 'post' | 'delivery' | 'latency') => !only || only.includes(group)
+    const run = (group: 'reads' | 'post' | 'delivery' | 'latency' | 'isolation') => !only || only.includes(group)
     const figures: Figure[] = []
     if (run('reads')) {
       // The first load of a fresh process also warms the JIT: a longer warm-up.
@@ -128,6 +133,17 @@ async function main(): Promise<void> {
       }, {
         id: 'latency-p99', name: `event → receipt p99 at ${S.latencyRatePerS}/s`, unit: 'ms', value: latency.p99, baseline: null, ratio: null,
         target: '≤ 50 ms', pass: latency.p99 <= 50, cpuUs: null, baselineCpuUs: null,
+      })
+    }
+    if (run('isolation')) {
+      const iso = await _isolation(c, writes)
+      figures.push({
+        id: 'isolation-p50', name: `healthy tenant's event → receipt p50, another tenant with ${S.hostileDeliveries / 1000} k due to a blackhole`, unit: 'ms',
+        value: iso.p50, baseline: null, ratio: null, target: '(info)', pass: true, cpuUs: null, baselineCpuUs: null, samples: iso.n,
+      }, {
+        id: 'isolation-p99', name: `healthy tenant's event → receipt p99, another tenant with ${S.hostileDeliveries / 1000} k due to a blackhole`, unit: 'ms',
+        value: iso.p99, baseline: null, ratio: null, target: '≤ 1000 ms', pass: iso.p99 <= 1000, cpuUs: null, baselineCpuUs: null, max_ms: iso.max,
+        notes: `${iso.inFlight} attempts of the other tenant in flight at the end`,
       })
     }
     const logLines = readFileSync(join(tmp, 'serve.log'), 'utf8').split('\n').length - 1
@@ -258,6 +274,66 @@ async function _latency(c: Ctx, t: BenchTenant) {
   const out = { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN }
   _log(`latency: ${out.n} deliveries, p50 ${out.p50} ms, p99 ${out.p99} ms, max ${out.max} ms`)
   return out
+}
+
+/**
+ * §9 fairness under load: another tenant holds 10,000 due deliveries to a blackhole (a TCP
+ * server that accepts and never answers) while the healthy tenant's orders are POSTed at a
+ * steady rate; the receiver notes the healthy deliveries' event → receipt times.
+ */
+async function _isolation(c: Ctx, healthy: BenchTenant) {
+  const held: Socket[] = []
+  const hole = createNetServer((sock) => {
+    held.push(sock)
+    sock.on('error', () => {})
+  })
+  await new Promise<void>((r) => hole.listen(0, '127.0.0.1', () => r()))
+  const holeUrl = `http://127.0.0.1:${(hole.address() as AddressInfo).port}`
+  try {
+    const hostile = await benchTenant(c.opened, 'Hostile', holeUrl, Array.from({ length: S.hostileHooks }, () => ['*']))
+    seedDeliveries(c.opened, hostile.id, hostile.webhookIds, S.hostileDeliveries / S.hostileHooks, new Date())
+    const inFlight = c.opened.sqlite.prepare('SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND locked_until IS NOT NULL')
+    const until = Date.now() + 10_000
+    while ((inFlight.get(hostile.id) as { n: number }).n === 0) { // the worker's poll finds them
+      if (Date.now() > until) throw new Error('isolation: the hostile deliveries were never claimed')
+      await sleep(50)
+    }
+    const agent = new Agent({ connections: 4 })
+    const headers = { authorization: `Bearer ${healthy.key}`, 'content-type': 'application/json' }
+    await c.receiver.ask('latency-start')
+    const t0 = performance.now()
+    const sent: Promise<void>[] = []
+    for (let i = 0; i < S.isolationRatePerS * S.isolationS; i++) {
+      const wait = t0 + (i * 1000) / S.isolationRatePerS - performance.now()
+      if (wait > 0) await sleep(wait)
+      sent.push(request(`${c.serveUrl}/v1/orders`, { dispatcher: agent, method: 'POST', headers, body: ORDER_BODY }).then(async (res) => {
+        await res.body.text()
+        if (res.statusCode !== 201) throw new Error(`isolation run: POST /v1/orders answered ${res.statusCode}`)
+      }))
+    }
+    await Promise.all(sent)
+    const expected = S.isolationRatePerS * S.isolationS * healthy.webhookIds.length
+    const deadline = Date.now() + 30_000
+    let samples: number[] = []
+    for (;;) {
+      await sleep(200)
+      samples = (await c.receiver.ask<{ samples: number[] }>('latency-peek')).samples
+      if (samples.length >= expected || Date.now() > deadline) break
+    }
+    await c.receiver.ask('latency-stop')
+    await agent.close()
+    const busy = (inFlight.get(hostile.id) as { n: number }).n
+    // The hostile subscriptions stop here, so the phases after this one see a quiet worker.
+    c.opened.sqlite.prepare('UPDATE webhooks SET active = 0 WHERE tenant_id = ?').run(hostile.id)
+    if (samples.length < expected) throw new Error(`isolation: ${samples.length} of ${expected} healthy deliveries arrived within 30 s`)
+    const sorted = samples.sort((a, b) => a - b)
+    const out = { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN, inFlight: busy }
+    _log(`isolation: ${out.n} healthy deliveries, p50 ${out.p50} ms, p99 ${out.p99} ms, max ${out.max} ms; ${busy} hostile attempts in flight`)
+    return out
+  } finally {
+    for (const sock of held) sock.destroy()
+    await new Promise<void>((r) => hole.close(() => r()))
+  }
 }
 
 function _log(msg: string): void {

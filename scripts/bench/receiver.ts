@@ -40,6 +40,7 @@ on('latency-start', () => {
   latencies = []
   return {}
 })
+on('latency-peek', () => ({ samples: latencies ?? [] }))
 on('latency-stop', () => {
   const samples = latencies ?? []
   latencies = null
