@@ -10,7 +10,15 @@ import { assertSameRequest, bodyFingerprint, checkIdempotencyKey, idempotent, ty
 import { pageJson, pageQuery } from './pagination.ts'
 import { Turns } from './turns.ts'
 
-const _listTurns = new Turns(4)
+const _listTurns = new Turns(2)
+/** A page this large marks its route heavy for _HEAVY_MS. */
+const _HEAVY_PAGE_BYTES = 256 * 1024
+const _HEAVY_MS = 10_000
+const _heavySince = new WeakMap<RouteDef, number>()
+const _heavy = (route: RouteDef) => {
+  const since = _heavySince.get(route)
+  return since !== undefined && Date.now() - since < _HEAVY_MS
+}
 
 export function errorJson(err: ApiError, requestId: string): string {
   return JSON.stringify({ error: { code: err.code, message: err.message, details: err.details ?? [], request_id: requestId } })
@@ -41,12 +49,16 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
     if (route.body) body = validateBody(route.body, received, _readOnly(route))
   }
   const run = async (): Promise<{ status: number; body: string | Buffer }> => {
-    // Lists can be the heaviest answers (pages up to 4 MiB): a few at a time, and other
-    // requests are served between them (CONTRACT §9: /health within 1 s under slow readers).
-    const give = route.list ? await _listTurns.take() : undefined
+    // Lists of large records are the heaviest answers (pages up to 4 MiB): while a route has
+    // answered such pages lately, its lists take turns, so other requests are served between
+    // them (CONTRACT §9: /health within 1 s under forty slow readers). Small pages never wait.
+    const give = route.list && _heavy(route) ? await _listTurns.take() : undefined
     try {
       const result = await route.handler({ ctx, params, query, body })
-      return { status: route.status ?? 200, body: route.list ? pageJson(result as object) : JSON.stringify(route.raw ? result : { data: result }) }
+      if (!route.list) return { status: route.status ?? 200, body: JSON.stringify(route.raw ? result : { data: result }) }
+      const page = pageJson(result as object)
+      if (page.length > _HEAVY_PAGE_BYTES) _heavySince.set(route, Date.now())
+      return { status: route.status ?? 200, body: page }
     } catch (err) {
       if (err instanceof ApiError) return { status: err.status, body: errorJson(err, requestId) }
       throw err

@@ -1,10 +1,11 @@
 /**
- * At most `size` holders at once, for heavy work whose awaits are all settled in memory (a
- * SQLite query resolves at once): such work would otherwise run from start to end in one
- * event-loop turn, before any other socket is even read. So a taker first yields a macrotask
- * (setImmediate) — every request that arrived together is read, and light ones such as
- * `/health` answered, before heavy work starts — and a freed turn is handed to the next
- * waiter in a later macrotask too, so I/O that arrived meanwhile is served between holders.
+ * At most `size` holders per turn of the event loop, for heavy work whose awaits are all
+ * settled in memory (a SQLite query resolves at once): such work runs from start to end
+ * without giving the event loop back, so forty list requests read together would otherwise run
+ * one after another before any other socket — `/health` included — is read again. A taker
+ * first yields a macrotask (setImmediate), so every request that arrived together is read
+ * first; a turn given back is freed, or handed to the next waiter, only in a later macrotask,
+ * so I/O that arrived meanwhile is served between every `size` holders.
  */
 export class Turns {
   #size: number
@@ -24,9 +25,11 @@ export class Turns {
     return () => {
       if (given) return
       given = true
-      const next = this.#waiting.shift()
-      if (next) setImmediate(next) // the turn passes on, still held
-      else this.#held--
+      setImmediate(() => {
+        const next = this.#waiting.shift()
+        if (next) next() // the turn passes on, still held
+        else this.#held--
+      })
     }
   }
 }

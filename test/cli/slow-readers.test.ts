@@ -12,11 +12,9 @@ const kb = (field: string, pid: number) => Number(new RegExp(`^${field}:\\s+(\\d
 
 /**
  * §9 Response size: forty clients that ask for the largest pages and read slowly keep `serve`
- * under 512 MB resident (measured on the process), and /health keeps answering meanwhile.
- * (The contract's 1 s for /health is met in most runs but not all: one stall of 1.5–2.5 s was
- * seen in some runs; the slowest answer is reported here — see issue 9's note.)
+ * under 512 MB resident, and /health answers within 1 s meanwhile (measured on the process).
  */
-test('40 slow readers of the largest pages: serve stays under 512 MB and /health keeps answering', async (t) => {
+test('40 slow readers of the largest pages: serve stays under 512 MB and /health answers within 1 s', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'travelops-slow-'))
   const db = join(dir, 'slow.db')
   const tenant = await runJson(['tenants', 'create', '--name', 'Big', '--db', db])
@@ -58,6 +56,7 @@ test('40 slow readers of the largest pages: serve stays under 512 MB and /health
     t.diagnostic(`peak resident ${Math.round(peakRss / 1024)} MB, slowest /health ${Math.round(slowestHealth)} ms (${samples.join(' ')})`)
     assert.ok(received > 0, 'the readers got data')
     assert.ok(peakRss < 512 * 1024, `serve reached ${Math.round(peakRss / 1024)} MB resident`)
+    assert.ok(slowestHealth < 1000, `/health took ${Math.round(slowestHealth)} ms`)
   } finally {
     for (const s of sockets) s.destroy()
     assert.equal(await server.stop(), 0)
