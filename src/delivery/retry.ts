@@ -40,3 +40,28 @@ export function nextRetryAt(input: NextRetryInput): Date | null {
   if (at - eventAt.getTime() > RETRY_HORIZON_MS) return null
   return new Date(at)
 }
+
+/**
+ * A receiver's `Retry-After` (RFC 9110: delay-seconds or an HTTP date) as milliseconds from
+ * `now`, or null when absent or unreadable. A date in the past is 0.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: Date): number | null {
+  if (value === null || value === undefined) return null
+  const text = value.trim()
+  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000
+  if (!/[a-z]/i.test(text)) return null
+  const at = Date.parse(text)
+  return Number.isNaN(at) ? null : Math.max(0, at - now.getTime())
+}
+
+/**
+ * The automatic schedule pushed back to honour a receiver's back-pressure (CONTRACT §11: a 429
+ * or 503 with Retry-After): no earlier than `now + retryAfterMs`, and still no later than 24 h
+ * after the event (past that, no retry).
+ */
+export function deferredRetryAt(scheduled: Date | null, retryAfterMs: number | null, now: Date, eventAt: Date): Date | null {
+  if (scheduled === null || retryAfterMs === null) return scheduled
+  const at = now.getTime() + retryAfterMs
+  if (at <= scheduled.getTime()) return scheduled
+  return at - eventAt.getTime() > RETRY_HORIZON_MS ? null : new Date(at)
+}

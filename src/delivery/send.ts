@@ -24,6 +24,8 @@ export type SendResult = {
   responseBody: string | null
   /** The caller's signal ended the attempt before any response: it was not an attempt at all. */
   aborted?: true
+  /** The receiver's Retry-After header, as sent, on a 429 or 503 answer. */
+  retryAfter?: string
 }
 export type SenderOptions = {
   /** Deadline for the whole exchange: connect, request, response headers and body. */
@@ -121,7 +123,8 @@ export function createSender(options: SenderOptions): Sender {
       })
       status = res.statusCode
       const responseBody = await _readPrefix(res.body)
-      return { responseCode: res.statusCode, durationMs: elapsed(), error: null, responseBody }
+      const retryAfter = status === 429 || status === 503 ? res.headers['retry-after'] : undefined
+      return { responseCode: res.statusCode, durationMs: elapsed(), error: null, responseBody, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) }
     } catch (err) {
       if (signal?.aborted && status === null) return { responseCode: null, durationMs: elapsed(), error: 'aborted', responseBody: null, aborted: true }
       // The receiver answered and the body was cut short by shutdown: its answer counts.

@@ -21,3 +21,12 @@ export function verifySignature(secret: string, body: string | Uint8Array, signa
   const expected = createHmac('sha256', secret).update(body).digest()
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
+
+/**
+ * The Standard Webhooks signature (CONTRACT §11): `v1,` + base64 of HMAC-SHA256 over
+ * `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the UTF-8 bytes of the secret — what
+ * the `standardwebhooks` and `svix` libraries check when given `whsec_` + base64(secret).
+ */
+export function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
+  return `v1,${createHmac('sha256', secret).update(`${id}.${timestamp}.`).update(body).digest('base64')}`
+}

@@ -3,9 +3,9 @@ import type { Logger } from '../lib/logger.ts'
 import { randomUUID } from 'node:crypto'
 import { FairPlanner, type SlotLimits } from './plan.ts'
 import type { DeliveryStore, Job, Outcome } from './port.ts'
-import { nextRetryAt } from './retry.ts'
+import { deferredRetryAt, nextRetryAt, parseRetryAfter } from './retry.ts'
 import type { Sender, SendResult } from './send.ts'
-import { signPayload } from './sign.ts'
+import { signPayload, standardSignature } from './sign.ts'
 
 export interface WorkerOptions {
   store: DeliveryStore
@@ -198,6 +198,7 @@ export function startWorker(o: WorkerOptions): Worker {
       // Shutdown: the sender ends at once on its signal; if it does not, neither does the wait.
       signal.addEventListener('abort', () => give(_BACKSTOP_MS, { responseCode: null, error: 'aborted', responseBody: null, aborted: true }), { once: true })
     })
+    const attemptAt = Math.floor(o.clock.now().getTime() / 1000)
     const sent = o.sender.send({
       key: job.webhook_id,
       url: job.url,
@@ -210,6 +211,10 @@ export function startWorker(o: WorkerOptions): Worker {
         'X-Webhook-ID': job.event_id,
         'X-Webhook-Timestamp': job.eventAt,
         'X-Webhook-Signature': signPayload(job.secret, job.payload),
+        // Standard Webhooks (§11): the timestamp is this attempt's, so a receiver's replay window fits retries too.
+        'webhook-id': job.event_id,
+        'webhook-timestamp': String(attemptAt),
+        'webhook-signature': standardSignature(job.secret, job.event_id, attemptAt, job.payload),
       },
     }, signal)
     return Promise.race([sent, late]).finally(() => clearTimeout(backstop))
@@ -220,9 +225,10 @@ export function startWorker(o: WorkerOptions): Worker {
     let next: string | null = null
     let retries = job.retries
     if (!delivered && !job.manual) {
-      const when = nextRetryAt({
-        retriesSoFar: job.retries, retryCount: job.retryCount, eventAt: new Date(job.eventAt), now: o.clock.now(), baseMs: o.retryBaseMs, random,
-      })
+      const now = o.clock.now()
+      const eventAt = new Date(job.eventAt)
+      const scheduled = nextRetryAt({ retriesSoFar: job.retries, retryCount: job.retryCount, eventAt, now, baseMs: o.retryBaseMs, random })
+      const when = deferredRetryAt(scheduled, parseRetryAfter(result.retryAfter, now), now, eventAt)
       if (when) {
         next = when.toISOString()
         retries++
@@ -230,7 +236,8 @@ export function startWorker(o: WorkerOptions): Worker {
     } else if (!delivered && job.manual) {
       next = job.next_retry_at // a manual attempt leaves the automatic schedule as it was
     }
-    return { job, at: at.toISOString(), ...result, delivered, nextRetryAt: next, retries }
+    const { retryAfter: _ignored, aborted: _a, ...sent } = result
+    return { job, at: at.toISOString(), ...sent, delivered, nextRetryAt: next, retries }
   }
 
   schedule(0)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_COUNT, nextRetryAt, retryDelayMs } from '../../src/delivery/retry.ts'
+import { DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_COUNT, nextRetryAt, retryDelayMs, deferredRetryAt, parseRetryAfter } from '../../src/delivery/retry.ts'
 
 const MIN = 60_000
 const HOUR = 60 * MIN
@@ -116,5 +116,24 @@ describe('nextRetryAt', () => {
         },
       ),
     )
+  })
+})
+
+describe('Retry-After (CONTRACT §11)', () => {
+  const now = new Date('2026-11-24T12:00:00.000Z')
+  it('reads delay-seconds and HTTP dates; anything else is ignored', () => {
+    assert.equal(parseRetryAfter('3', now), 3000)
+    assert.equal(parseRetryAfter(' 120 ', now), 120_000)
+    assert.equal(parseRetryAfter('Tue, 24 Nov 2026 12:00:30 GMT', now), 30_000)
+    assert.equal(parseRetryAfter('Tue, 24 Nov 2026 11:00:00 GMT', now), 0)
+    for (const bad of [undefined, null, '', '-1', '1.5', 'soon', '2026-11-24']) assert.equal(parseRetryAfter(bad, now), null, String(bad))
+  })
+  it('pushes the automatic schedule back, never forward, and never past 24 h after the event', () => {
+    const scheduled = new Date(now.getTime() + 1000)
+    assert.equal(deferredRetryAt(scheduled, 3000, now, now)!.getTime(), now.getTime() + 3000)
+    assert.equal(deferredRetryAt(scheduled, 500, now, now), scheduled)
+    assert.equal(deferredRetryAt(scheduled, null, now, now), scheduled)
+    assert.equal(deferredRetryAt(null, 3000, now, now), null, 'no retry left stays no retry')
+    assert.equal(deferredRetryAt(scheduled, 25 * 3600 * 1000, now, now), null)
   })
 })

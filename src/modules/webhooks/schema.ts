@@ -5,7 +5,7 @@ import { TimestampQuery } from '../fields.ts'
 import * as out from '../view-fields.ts'
 import { EventView } from './event-view.ts'
 
-const RESERVED = /^(content-type|content-length|host|user-agent|x-webhook-.*)$/i
+const RESERVED = /^(content-type|content-length|host|user-agent|x-webhook-.*|webhook-(id|timestamp|signature))$/i
 
 export const WebhookUrl = v.pipe(
   v.string(),
