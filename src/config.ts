@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { parseDurationSetting } from './lib/duration.ts'
 import { LOG_LEVELS, type LogLevel } from './lib/logger.ts'
 
 /** Resolved configuration of a process. Flags win over environment, which wins over these defaults. */
@@ -13,6 +14,8 @@ export interface Config {
   logLevel: LogLevel
   /** Subscriptions per tenant (not deleted), CONTRACT §9. */
   maxWebhooks: number
+  /** A subscription failing this long is disabled (CONTRACT §11); 0 = never. */
+  disableAfterMs: number
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -25,6 +28,7 @@ export const DEFAULT_CONFIG: Config = {
   rateLimit: 1000,
   logLevel: 'info',
   maxWebhooks: 50,
+  disableAfterMs: 5 * 86_400_000,
 }
 
 const int = (min: number, max: number) =>
@@ -42,6 +46,13 @@ const bool = v.pipe(
   v.transform((x) => (typeof x === 'boolean' ? x : ['1', 'true', 'yes', 'on'].includes(x.toLowerCase()))),
 )
 
+/** `<n>s|m|h|d` (or `w`), `0` = never → milliseconds. */
+const duration = v.pipe(
+  v.string(),
+  v.transform((x) => parseDurationSetting(x)),
+  v.number('must be a duration such as 30s, 15m, 12h or 5d, or 0'),
+)
+
 const ConfigSchema = v.object({
   db: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
   host: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
@@ -52,6 +63,7 @@ const ConfigSchema = v.object({
   rateLimit: v.optional(int(1, 1_000_000_000)),
   logLevel: v.optional(v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
   maxWebhooks: v.optional(int(1, 100_000)),
+  disableAfter: v.optional(duration),
 })
 
 export class ConfigError extends Error {}
@@ -75,5 +87,6 @@ export function resolveConfig(options: Record<string, unknown>): Config {
     rateLimit: o.rateLimit ?? DEFAULT_CONFIG.rateLimit,
     logLevel: o.logLevel ?? DEFAULT_CONFIG.logLevel,
     maxWebhooks: o.maxWebhooks ?? DEFAULT_CONFIG.maxWebhooks,
+    disableAfterMs: o.disableAfter ?? DEFAULT_CONFIG.disableAfterMs,
   }
 }

@@ -53,7 +53,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   }
   const userAgent = `travelops/${VERSION}`
   const worker = startWorker({
-    store: sqliteDeliveryStore(opened.db), clock, logger, userAgent,
+    store: sqliteDeliveryStore(opened.db, { disableAfterMs: config.disableAfterMs }), clock, logger, userAgent,
     sender: createSender({ timeoutMs: config.deliveryTimeoutMs, allowPrivate: config.allowPrivateTargets, userAgent, resolve: opts.resolve }),
     retryBaseMs: config.retryBaseMs,
     timeoutMs: config.deliveryTimeoutMs,

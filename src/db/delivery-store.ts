@@ -1,4 +1,4 @@
-import { READY_CAP, type Claim, type Claimed, type DeliveryStore, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
+import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
 import type { Db } from './connect.ts'
 import { exclusive, type SyncDb } from './exclusive.ts'
 
@@ -8,12 +8,12 @@ import { exclusive, type SyncDb } from './exclusive.ts'
  * kysely), because it is many small statements per delivery on the hottest loop of `serve`.
  * One `serve` per file (db/process-lock.ts), so recover() may free every lease at once.
  */
-export function sqliteDeliveryStore(db: Db): DeliveryStore {
+export function sqliteDeliveryStore(db: Db, health: HealthPolicy = { disableAfterMs: 0 }): DeliveryStore {
   return {
     recover: async () => {
       await exclusive(db, (q) => q.run('UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_until IS NOT NULL'), { write: true })
     },
-    cycle: (outcomes, claim) => _cycle(db, outcomes, claim),
+    cycle: (outcomes, claim) => _cycle(db, outcomes, health, claim),
     renew: async (ids, owner, until) => {
       if (ids.length === 0) return
       await exclusive(db, (q) => q.run(`UPDATE deliveries SET locked_until = ? WHERE locked_by = ? AND id IN (SELECT value FROM json_each(?))`,
@@ -27,23 +27,50 @@ export function sqliteDeliveryStore(db: Db): DeliveryStore {
   }
 }
 
-async function _cycle(db: Db, outcomes: Outcome[], claim?: Claim): Promise<Job[]> {
+async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?: Claim): Promise<CycleResult> {
   // Nothing to record: look first without the write lock (a wake often finds every
   // subscription with work at its limit, e.g. while receivers are slow).
   if (outcomes.length === 0) {
-    if (!claim) return []
+    if (!claim) return { jobs: [], disabled: [] }
     const wanted = await exclusive(db, (q) => claim.plan(_queuedHooks(q, claim.now), claim.now))
-    if (wanted.length === 0) return []
+    if (wanted.length === 0) return { jobs: [], disabled: [] }
   }
   return exclusive(db, (q) => {
-    for (const o of outcomes) _record(q, o)
-    const jobs: Job[] = []
-    if (!claim) return jobs
-    for (const w of claim.plan(_queuedHooks(q, claim.now), claim.now)) {
-      if (w.limit > 0) jobs.push(..._claim(q, w.webhook_id, w.limit, claim))
+    const disabled: Disabled[] = []
+    for (const o of outcomes) {
+      if (_record(q, o)) {
+        const d = _health(q, o, health)
+        if (d) disabled.push(d)
+      }
     }
-    return jobs
+    const jobs: Job[] = []
+    if (claim) {
+      for (const w of claim.plan(_queuedHooks(q, claim.now), claim.now)) {
+        if (w.limit > 0) jobs.push(..._claim(q, w.webhook_id, w.limit, claim))
+      }
+    }
+    return { jobs, disabled }
   }, { write: true })
+}
+
+/** Endpoint health after one recorded outcome (see HealthPolicy in delivery/port.ts). */
+function _health(q: SyncDb, o: Outcome, health: HealthPolicy): Disabled | undefined {
+  const id = o.job.webhook_id
+  if (o.delivered) {
+    q.run('UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL', id)
+    return undefined
+  }
+  q.run('UPDATE webhooks SET failing_since = ? WHERE id = ? AND failing_since IS NULL', o.at, id)
+  const w = q.get<{ active: number; failing_since: string | null }>('SELECT active, failing_since FROM webhooks WHERE id = ?', id)
+  if (!w || w.active !== 1) return undefined
+  const reason = o.responseCode === 410 ? 'gone'
+    : health.disableAfterMs > 0 && w.failing_since !== null && Date.parse(o.at) - Date.parse(w.failing_since) >= health.disableAfterMs ? 'failing'
+      : undefined
+  if (!reason) return undefined
+  q.run('UPDATE webhooks SET active = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ?', o.at, reason, o.at, id)
+  q.run(`UPDATE deliveries SET due_at = NULL, next_retry_at = NULL, manual = 0,
+    status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END WHERE webhook_id = ? AND due_at IS NOT NULL`, id)
+  return { webhook_id: id, tenant_id: o.job.tenant_id, reason }
 }
 
 /**
@@ -82,7 +109,7 @@ function _claim(q: SyncDb, webhookId: string, limit: number, c: Claim): Job[] {
   const claimed = q.all<Claimed>(`
     UPDATE deliveries SET locked_until = ?, locked_by = ?
     WHERE id IN (SELECT id FROM deliveries WHERE ${due} ORDER BY due_at LIMIT ?)
-    RETURNING id, tenant_id, webhook_id, event_id, attempts, retries, manual, next_retry_at, status`, c.leaseUntil, c.owner, webhookId, c.now, c.now, limit)
+    RETURNING id, tenant_id, webhook_id, event_id, event, attempts, retries, manual, next_retry_at, status`, c.leaseUntil, c.owner, webhookId, c.now, c.now, limit)
   const headers = _headers(h.headers)
   return claimed.map((row) => {
     const e = q.get<{ payload: string; created_at: string }>('SELECT payload, created_at FROM events WHERE id = ?', row.event_id)!
@@ -111,12 +138,12 @@ const _AFTER_ATTEMPT = 'due_at = CASE WHEN manual > ? THEN ? ELSE ? END, manual 
  * worker's) and the delivery's new state. If the lease was lost meanwhile (the holder changed),
  * only the attempt is counted; the queue state is the new holder's to write.
  */
-function _record(q: SyncDb, o: Outcome): void {
+function _record(q: SyncDb, o: Outcome): boolean {
   const j = o.job
   const inserted = q.run(`INSERT INTO delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
     SELECT id, attempts + 1, tenant_id, ?, ?, ?, ?, ?, ? FROM deliveries WHERE id = ?`,
   o.at, j.manual ? 'manual' : 'auto', o.responseCode, o.durationMs, o.error, o.responseBody, j.id)
-  if (inserted.changes === 0) return
+  if (inserted.changes === 0) return false
   const delivered = o.delivered ? `status = 'delivered', delivered_at = ?,` : ''
   const params = o.delivered ? [o.at] : []
   const held = q.run(`UPDATE deliveries SET ${delivered || "status = 'failed',"} attempts = attempts + 1, retries = ?, response_code = ?, last_attempt_at = ?,
@@ -126,4 +153,5 @@ function _record(q: SyncDb, o: Outcome): void {
     q.run(`UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = ?, response_code = ?${o.delivered ? ", status = 'delivered', delivered_at = ?" : ''} WHERE id = ?`,
       o.at, o.responseCode, ...params, j.id)
   }
+  return true
 }

@@ -198,6 +198,10 @@ export interface WebhooksTable {
   created_at: string
   updated_at: string
   deleted_at: string | null
+  /** When the current run of failed attempts began; null after a success (endpoint health, §11). */
+  failing_since: string | null
+  disabled_at: string | null
+  disabled_reason: 'failing' | 'gone' | null
 }
 
 export interface DeliveriesTable {

@@ -15,6 +15,8 @@ export interface Claimed {
   tenant_id: string
   webhook_id: string
   event_id: string
+  /** The event name. */
+  event: string
   attempts: number
   retries: number
   /** Manual retries asked for and not yet served, as claimed. */
@@ -74,6 +76,29 @@ export interface Claim {
   plan: Planner
 }
 
+/** A subscription the store disabled while recording (endpoint health, CONTRACT §11). */
+export interface Disabled {
+  webhook_id: string
+  tenant_id: string
+  reason: 'failing' | 'gone'
+}
+
+export interface CycleResult {
+  jobs: Job[]
+  disabled: Disabled[]
+}
+
+/**
+ * Endpoint health, applied by a store as it records outcomes (CONTRACT §11): a success clears
+ * the subscription's `failing_since`; a failure sets it if unset; a 410 answer disables the
+ * subscription at once (`gone`), and a failure when `failing_since` is at least
+ * `disableAfterMs` old disables it (`failing`; 0 = never). Disabling makes it inactive, sets
+ * `disabled_at`/`disabled_reason` and drops its queued work like a deactivation does.
+ */
+export interface HealthPolicy {
+  disableAfterMs: number
+}
+
 export interface DeliveryStore {
   /**
    * At start, before the first cycle: make work that a previous holder left in flight claimable.
@@ -88,7 +113,7 @@ export interface DeliveryStore {
    * (nothing sent; never-attempted ones end `failed`). An outcome for a delivery already gone
    * (e.g. pruned) is ignored.
    */
-  cycle(outcomes: Outcome[], claim?: Claim): Promise<Job[]>
+  cycle(outcomes: Outcome[], claim?: Claim): Promise<CycleResult>
   /** Extends `owner`'s leases on these deliveries (attempts still in flight). */
   renew(ids: string[], owner: string, until: string): Promise<void>
   /** Gives `owner`'s claims back unsent (shutdown): due again at once, for any worker. */

@@ -134,7 +134,13 @@ export function startWorker(o: WorkerOptions): Worker {
           return p.hooks
         },
       }
-      if (batch.length > 0 || claim) jobs = await o.store.cycle(batch, claim)
+      if (batch.length > 0 || claim) {
+        const done = await o.store.cycle(batch, claim)
+        jobs = done.jobs
+        for (const d of done.disabled) {
+          o.logger.warn('webhook subscription disabled', { webhook_id: d.webhook_id, tenant_id: d.tenant_id, reason: d.reason })
+        }
+      }
     } catch (err) {
       if (batch.length > 0) o.logger.error('could not record delivery attempts; they will be retried when their lease expires', { error: String(err) })
       else throw err
@@ -171,7 +177,14 @@ export function startWorker(o: WorkerOptions): Worker {
     }
     if (result.aborted) return // shutdown before any answer: given back by stop(), attempted again later
     const outcome = _outcome(job, at, result)
-    o.logger.debug('delivery attempt', { delivery_id: job.id, webhook_id: job.webhook_id, code: outcome.responseCode, delivered: outcome.delivered, error: outcome.error })
+    if (outcome.delivered) o.logger.debug('delivery attempt', { delivery_id: job.id, webhook_id: job.webhook_id, code: outcome.responseCode })
+    else {
+      // Never the secret, header values or body (CONTRACT §11).
+      o.logger.warn('delivery attempt failed', {
+        delivery_id: job.id, webhook_id: job.webhook_id, tenant_id: job.tenant_id, event: job.event, status: outcome.responseCode, error: outcome.error,
+        next_retry_at: outcome.nextRetryAt,
+      })
+    }
     const done = new Promise<void>((resolve) => recorded.push(resolve))
     outcomes.push(outcome)
     _runSoon()

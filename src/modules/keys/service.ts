@@ -96,11 +96,4 @@ export async function touchKey(db: Db, id: string, now: Date): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: now.toISOString() }).where('id', '=', id).execute()
 }
 
-/** `90d`, `12h`, `30m`, `45s` → milliseconds, or null. */
-export function parseDuration(text: string): number | null {
-  const m = /^(\d{1,6})([smhdw])$/.exec(text.trim())
-  if (!m) return null
-  const unit = { s: 1e3, m: 6e4, h: 36e5, d: 864e5, w: 6048e5 }[m[2] as 's' | 'm' | 'h' | 'd' | 'w']
-  const ms = Number(m[1]) * unit
-  return ms > 0 ? ms : null
-}
+export { parseDuration } from '../../lib/duration.ts'

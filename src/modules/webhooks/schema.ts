@@ -63,7 +63,7 @@ export const UpdateWebhookBody = v.strictObject({
   active: v.optional(v.boolean()),
 })
 
-export const WEBHOOK_READ_ONLY = ['id', 'retry_count', 'created_at', 'updated_at'] as const
+export const WEBHOOK_READ_ONLY = ['id', 'retry_count', 'created_at', 'updated_at', 'disabled_at', 'disabled_reason', 'header_names'] as const
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
 
@@ -86,6 +86,9 @@ export const WebhookView = v.pipe(
     active: v.boolean(),
     retry_count: v.pipe(out.Int(0), v.description('Automatic retries after a failed attempt')),
     header_names: v.pipe(v.array(v.string()), v.description('Names of the custom headers sent with every delivery; their values are never shown')),
+    disabled_at: out.optionalTimestamp('When the delivery worker disabled this subscription (endpoint health); `null` otherwise. `PATCH {"active": true}` clears it'),
+    disabled_reason: v.pipe(v.nullable(v.picklist(['failing', 'gone'])),
+      v.description('`failing`: every attempt failed for --disable-after; `gone`: the receiver answered 410; `null` when not disabled by the worker')),
     created_at: out.createdAt,
     updated_at: out.updatedAt,
   }),

@@ -18,6 +18,8 @@ export function toWebhook(row: WebhookRow): Webhook {
     active: row.active === 1,
     retry_count: row.retry_count,
     header_names: Object.keys(JSON.parse(row.headers) as Record<string, string>),
+    disabled_at: row.disabled_at,
+    disabled_reason: row.disabled_reason,
     created_at: row.created_at,
     updated_at: row.updated_at,
   }
@@ -44,6 +46,9 @@ export async function createWebhook(ctx: TenantContext, input: CreateWebhookInpu
     created_at: now,
     updated_at: now,
     deleted_at: null,
+    failing_since: null,
+    disabled_at: null,
+    disabled_reason: null,
   }
   // Count and insert in one write transaction: concurrent creates cannot both pass the limit.
   await withTx(ctx.db, async ({ tx }) => {
@@ -76,6 +81,8 @@ export async function updateWebhook(ctx: TenantContext, id: string, input: Updat
     if (input.secret !== undefined) set.secret = input.secret
     if (input.headers !== undefined) set.headers = JSON.stringify(input.headers ?? {})
     if (input.active !== undefined) set.active = input.active ? 1 : 0
+    // Enabling again (CONTRACT §11) clears why it was disabled and starts its health afresh.
+    if (input.active === true && (row.active === 0 || row.disabled_at !== null)) Object.assign(set, { disabled_at: null, disabled_reason: null, failing_since: null })
     const changed = changedColumns(row, set).length > 0
     if (!changed) return toWebhook(row)
     set.updated_at = ctx.clock.now().toISOString()
