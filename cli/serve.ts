@@ -13,6 +13,7 @@ export function serveCommand(): Command {
     .addOption(new Option('--rate-limit <n>', 'requests per hour for keys created without their own limit').env('TRAVELOPS_RATE_LIMIT'))
     .addOption(new Option('--max-webhooks <n>', 'webhook subscriptions per tenant (default 50)').env('TRAVELOPS_MAX_WEBHOOKS'))
     .addOption(new Option('--disable-after <duration>', 'disable a webhook subscription whose every attempt failed this long (e.g. 5d, 12h, 30s; 0 = never; default 5d)').env('TRAVELOPS_DISABLE_AFTER'))
+    .addOption(new Option('--retention <duration>', 'delete finished deliveries and their events this long after (e.g. 30d, 12h; 0 = keep everything; default 30d)').env('TRAVELOPS_RETENTION'))
     .addOption(new Option('--log-level <level>', 'debug, info, warn, error or silent').env('TRAVELOPS_LOG_LEVEL'))
     .action(async (opts, cmd: Command) => {
       // commander turns a boolean flag on whenever its env twin is set at all (=0 too): hand the

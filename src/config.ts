@@ -16,6 +16,8 @@ export interface Config {
   maxWebhooks: number
   /** A subscription failing this long is disabled (CONTRACT §11); 0 = never. */
   disableAfterMs: number
+  /** Finished deliveries and their events are deleted this long after (CONTRACT §11); 0 = kept. */
+  retentionMs: number
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -29,6 +31,7 @@ export const DEFAULT_CONFIG: Config = {
   logLevel: 'info',
   maxWebhooks: 50,
   disableAfterMs: 5 * 86_400_000,
+  retentionMs: 30 * 86_400_000,
 }
 
 const int = (min: number, max: number) =>
@@ -64,6 +67,7 @@ const ConfigSchema = v.object({
   logLevel: v.optional(v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
   maxWebhooks: v.optional(int(1, 100_000)),
   disableAfter: v.optional(duration),
+  retention: v.optional(duration),
 })
 
 export class ConfigError extends Error {}
@@ -88,5 +92,6 @@ export function resolveConfig(options: Record<string, unknown>): Config {
     logLevel: o.logLevel ?? DEFAULT_CONFIG.logLevel,
     maxWebhooks: o.maxWebhooks ?? DEFAULT_CONFIG.maxWebhooks,
     disableAfterMs: o.disableAfter ?? DEFAULT_CONFIG.disableAfterMs,
+    retentionMs: o.retention ?? DEFAULT_CONFIG.retentionMs,
   }
 }

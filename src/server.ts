@@ -11,6 +11,7 @@ import type { ResolveAll } from './delivery/guard-connect.ts'
 import { createSender } from './delivery/send.ts'
 import { startWorker } from './delivery/worker.ts'
 import { sqliteDeliveryStore } from './db/delivery-store.ts'
+import { startPruner } from './db/retention.ts'
 import { migrate } from './db/migrate.ts'
 import { acquireServeLock, assertNoOtherServe } from './db/process-lock.ts'
 import { randomUUID } from 'node:crypto'
@@ -73,6 +74,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `http://${host}:${port}`
 
+  const pruner = startPruner({ db: opened.db, retentionMs: config.retentionMs, clock, logger })
   const prune = setInterval(() => {
     pruneIdempotencyKeys(deps).catch((err: unknown) => logger.warn('idempotency prune failed', { error: String(err) }))
   }, 3_600_000)
@@ -90,7 +92,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const closed = new Promise<void>((resolve) => server.close(() => resolve()))
     server.closeIdleConnections()
     const timer = setTimeout(() => server.closeAllConnections(), wait)
-    await Promise.all([closed, worker.stop(wait)])
+    await Promise.all([closed, worker.stop(wait), pruner.stop()])
     clearTimeout(timer)
     unlock()
     await opened.close()
