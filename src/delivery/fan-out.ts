@@ -9,7 +9,7 @@ import { newId } from '../lib/ids.ts'
  */
 export async function fanOut(tx: Tx, event: { id: string; tenantId: string; name: string; at: string }): Promise<number> {
   const targets = await _targets(tx, event.tenantId, event.name)
-  for (const w of targets) await _insertDelivery(tx, newId('del'), event.tenantId, w.id, event.id, event.name, event.at)
+  for (const w of targets) await insertDelivery(tx, newId('del'), event.tenantId, w.id, event.id, event.name, event.at)
   return targets.length
 }
 
@@ -19,7 +19,8 @@ const _targets = compiled((db, tenantId: string, name: string) => db.selectFrom(
   .where('deleted_at', 'is', null)
   .where(sql<boolean>`exists (select 1 from json_each(webhooks.events) where value in (${name}, '*'))`))
 
-const _insertDelivery = compiled((db, id: string, tenant_id: string, webhook_id: string, event_id: string, event: string, at: string) =>
+/** One pending delivery of an event to one subscription, due at once. */
+export const insertDelivery = compiled((db, id: string, tenant_id: string, webhook_id: string, event_id: string, event: string, at: string) =>
   db.insertInto('deliveries').values({
     id, tenant_id, webhook_id, event_id, event, status: 'pending', attempts: 0, retries: 0, manual: 0, created_at: at, due_at: at,
   }))

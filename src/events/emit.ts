@@ -1,7 +1,7 @@
 import { compiled } from '../db/compiled.ts'
 import type { TxScope } from '../db/tx.ts'
 import type { TenantContext } from '../context.ts'
-import { fanOut } from '../delivery/fan-out.ts'
+import { fanOut, insertDelivery } from '../delivery/fan-out.ts'
 import { newId } from '../lib/ids.ts'
 import type { EventEnvelope, EventName } from './catalog.ts'
 
@@ -26,3 +26,19 @@ export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventNa
 
 const _insertEvent = compiled((db, id: string, tenant_id: string, name: string, payload: string, created_at: string) =>
   db.insertInto('events').values({ id, tenant_id, name, payload, created_at }))
+
+/**
+ * A test event (CONTRACT §11): the envelope says `"test": true`, and its one delivery goes to
+ * the given subscription only — recorded, signed and retried like any other. Same transaction
+ * rules as emit(). Returns the delivery's id.
+ */
+export async function emitTest(scope: TxScope, ctx: TenantContext, webhookId: string, event: EventName, data: unknown): Promise<string> {
+  const envelope: EventEnvelope & { test: true } = {
+    id: newId('evt'), event, timestamp: ctx.clock.now().toISOString(), tenant_id: ctx.tenantId, data, test: true,
+  }
+  await _insertEvent(scope.tx, envelope.id, ctx.tenantId, event, JSON.stringify(envelope), envelope.timestamp)
+  const id = newId('del')
+  await insertDelivery(scope.tx, id, ctx.tenantId, webhookId, envelope.id, event, envelope.timestamp)
+  scope.afterCommit(ctx.notify)
+  return id
+}

@@ -167,6 +167,8 @@ describe('documented response schemas match real answers of every route', () => 
       assert.ok(one.attempt_log.length >= 1)
     }
     await call('POST', '/v1/webhooks/deliveries/:id/retry', `/v1/webhooks/deliveries/${delivered.id}/retry`)
+    const test = await call('POST', '/v1/webhooks/:id/test', `/v1/webhooks/${delivered.webhook_id}/test`, {})
+    check.component('Event', test.body.data.payload)
     const received = await rx.waitFor(1)
     for (const r of received) check.component('Event', JSON.parse(r.body))
   })

@@ -1,7 +1,11 @@
 import type { TenantContext } from '../../context.ts'
 import type { DeliveryAttemptRow } from '../../db/schema.ts'
 import { requeueDeliveries } from '../../delivery/requeue.ts'
-import { conflict, notFound } from '../../http/errors.ts'
+import { withTx } from '../../db/tx.ts'
+import type { EventName } from '../../events/catalog.ts'
+import { emitTest } from '../../events/emit.ts'
+import { exampleData } from '../../events/examples.ts'
+import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import * as repo from './repo.ts'
 import type { Delivery, DeliveryDetail } from './schema.ts'
@@ -59,4 +63,25 @@ export async function retryDelivery(ctx: TenantContext, id: string): Promise<Del
   if (queued.length === 0) throw conflict(`The subscription of delivery ${id} is inactive or deleted`)
   ctx.notify()
   return getDelivery(ctx, id)
+}
+
+/**
+ * POST /v1/webhooks/:id/test (CONTRACT §11): an example of `event` (default: the subscription's
+ * first event, `order.created` for `*`) sent to this subscription only, as an ordinary delivery.
+ * The event must be one the subscription receives (422 otherwise); an inactive subscription
+ * gets nothing (409).
+ */
+export async function sendTestEvent(ctx: TenantContext, webhookId: string, input: { event?: EventName } | undefined): Promise<Delivery> {
+  const id = await withTx(ctx.db, async (scope) => {
+    const hook = await repo.findWebhook(scope.tx, ctx.tenantId, webhookId)
+    if (!hook) throw notFound(`No webhook ${webhookId}`)
+    if (hook.active !== 1) throw conflict(`Webhook ${webhookId} is inactive; enable it (PATCH {"active": true}) to send it a test event`)
+    const events = JSON.parse(hook.events) as string[]
+    const event = input?.event ?? (events[0] === '*' ? 'order.created' : events[0] as EventName)
+    if (!events.includes('*') && !events.includes(event)) {
+      throw validationFailed([{ path: 'event', message: `this subscription does not receive '${event}' (it receives ${events.join(', ')})` }])
+    }
+    return emitTest(scope, ctx, webhookId, event, exampleData(event, ctx.tenantId, ctx.clock.now().toISOString()))
+  })
+  return toDelivery((await repo.findDelivery(ctx.db, ctx.tenantId, id))!)
 }

@@ -43,5 +43,6 @@ function _event<R extends EventResource, D extends v.GenericSchema>(resource: R,
     timestamp: v.pipe(out.Timestamp, v.description('When the change happened (UTC, ISO 8601 with milliseconds)')),
     tenant_id: out.id('ten'),
     data, // the resource's view itself, so the document refers to its component
+    test: v.pipe(v.optional(v.literal(true)), v.description('Present (`true`) only on a test event sent with POST /v1/webhooks/{id}/test: `data` is an example record')),
   })
 }

@@ -1,6 +1,6 @@
 import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.ts'
 import * as deliveries from './deliveries.ts'
-import { CreateWebhookBody, DeliveryDetailView, DeliveryView, ListDeliveriesQuery, UpdateWebhookBody, WEBHOOK_READ_ONLY, WebhookView } from './schema.ts'
+import { CreateWebhookBody, DeliveryDetailView, TestEventBody, DeliveryView, ListDeliveriesQuery, UpdateWebhookBody, WEBHOOK_READ_ONLY, WebhookView } from './schema.ts'
 import * as webhooks from './service.ts'
 
 const read = { resource: 'webhooks', action: 'read' } as const
@@ -36,6 +36,12 @@ export const webhookRoutes: RouteDef[] = [
     params: { id: 'del' }, body: EmptyBody,
     response: DeliveryDetailView,
     handler: ({ ctx, params }) => deliveries.retryDelivery(ctx, params.id!),
+  }),
+  defineRoute({
+    method: 'POST', path: '/v1/webhooks/:id/test', scope: write, tag, summary: 'Send a test event (an example record, "test": true) to this subscription only',
+    params: { id: 'wh' }, body: TestEventBody, status: 202,
+    response: DeliveryView,
+    handler: ({ ctx, params, body }) => deliveries.sendTestEvent(ctx, params.id!, body),
   }),
   defineRoute({
     method: 'GET', path: '/v1/webhooks/:id', scope: read, tag, summary: 'Read a webhook subscription', params: { id: 'wh' },

@@ -63,6 +63,11 @@ export const UpdateWebhookBody = v.strictObject({
   active: v.optional(v.boolean()),
 })
 
+/** POST /v1/webhooks/:id/test: `{}` or `{ "event": "<name>" }`. */
+export const TestEventBody = v.optional(v.strictObject({
+  event: v.optional(v.pipe(v.picklist(EVENT_NAMES, 'must be an event name'), v.description('Default: the subscription\'s first event; `order.created` for `*`'))),
+}))
+
 export const WEBHOOK_READ_ONLY = ['id', 'retry_count', 'created_at', 'updated_at', 'disabled_at', 'disabled_reason', 'header_names'] as const
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
