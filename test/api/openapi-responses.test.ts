@@ -169,6 +169,8 @@ describe('documented response schemas match real answers of every route', () => 
     await call('POST', '/v1/webhooks/deliveries/:id/retry', `/v1/webhooks/deliveries/${delivered.id}/retry`)
     const test = await call('POST', '/v1/webhooks/:id/test', `/v1/webhooks/${delivered.webhook_id}/test`, {})
     check.component('Event', test.body.data.payload)
+    const stats = await read('/v1/webhooks/stats', '/v1/webhooks/stats?bucket=hour')
+    assert.ok(stats.body.data.some((b: { attempts: number }) => b.attempts > 0))
     const received = await rx.waitFor(1)
     for (const r of received) check.component('Event', JSON.parse(r.body))
   })

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Db } from '../../db/connect.ts'
 import type { DeliveryRow, WebhookRow } from '../../db/schema.ts'
 import { readPageRows } from '../../db/page-rows.ts'
@@ -67,4 +68,20 @@ export function listDeliveries(db: Db, tenantId: string, f: DeliveryFilter): Pro
 export function attemptsOf(db: Db | Tx, tenantId: string, deliveryId: string) {
   return db.selectFrom('delivery_attempts').selectAll()
     .where('tenant_id', '=', tenantId).where('delivery_id', '=', deliveryId).orderBy('attempt').execute()
+}
+
+/**
+ * A tenant's attempts in [since, until) as (bucket, duration, count, 2xx count) rows, the bucket
+ * being the first `prefix` characters of the attempt time (13: the hour, 10: the day).
+ */
+export function attemptHistogram(db: Db, tenantId: string, o: { since: string; until: string; prefix: number; webhookId?: string }) {
+  const key = sql<string>`substr(a.at, 1, ${sql.lit(o.prefix)})`
+  let q = db.selectFrom('delivery_attempts as a')
+    .select([key.as('b'), 'a.duration_ms as d', (eb) => eb.fn.countAll<number>().as('n'),
+      sql<number>`sum(case when a.response_code between 200 and 299 then 1 else 0 end)`.as('ok')])
+    .where('a.tenant_id', '=', tenantId).where('a.at', '>=', o.since).where('a.at', '<', o.until)
+    .groupBy([key, 'a.duration_ms'])
+  const id = o.webhookId
+  if (id) q = q.where((eb) => eb.exists(eb.selectFrom('deliveries as d').select('d.id').whereRef('d.id', '=', 'a.delivery_id').where('d.webhook_id', '=', id)))
+  return q.execute()
 }

@@ -2,6 +2,8 @@ import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.t
 import * as deliveries from './deliveries.ts'
 import { CreateWebhookBody, DeliveryDetailView, TestEventBody, DeliveryView, ListDeliveriesQuery, UpdateWebhookBody, WEBHOOK_READ_ONLY, WebhookView } from './schema.ts'
 import * as webhooks from './service.ts'
+import { StatsQuery, StatsRowView, webhookStats } from './stats.ts'
+import * as v from 'valibot'
 
 const read = { resource: 'webhooks', action: 'read' } as const
 const write = { resource: 'webhooks', action: 'write' } as const
@@ -18,6 +20,12 @@ export const webhookRoutes: RouteDef[] = [
     body: CreateWebhookBody, readOnly: [...WEBHOOK_READ_ONLY, 'active'],
     response: WebhookView,
     handler: ({ ctx, body }) => webhooks.createWebhook(ctx, body),
+  }),
+  defineRoute({
+    method: 'GET', path: '/v1/webhooks/stats', scope: read, tag, summary: 'Delivery attempts per hour or day: counts and duration percentiles',
+    query: StatsQuery,
+    response: v.array(StatsRowView),
+    handler: ({ ctx, query }) => webhookStats(ctx, query),
   }),
   defineRoute({
     method: 'GET', path: '/v1/webhooks/deliveries', scope: read, tag, summary: 'List delivery records, newest first', list: true,

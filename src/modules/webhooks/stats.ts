@@ -1,0 +1,78 @@
+import * as v from 'valibot'
+import type { TenantContext } from '../../context.ts'
+import { badRequest } from '../../http/errors.ts'
+import { TimestampQuery } from '../fields.ts'
+import * as out from '../view-fields.ts'
+import * as repo from './repo.ts'
+
+export const STATS_BUCKETS = ['hour', 'day'] as const
+/** At most this many buckets in one answer. */
+export const MAX_STATS_BUCKETS = 1000
+
+export const StatsQuery = {
+  since: v.optional(v.pipe(TimestampQuery, v.description('Start (inclusive, ISO 8601); default 24 h before `until`'))),
+  until: v.optional(v.pipe(TimestampQuery, v.description('End (exclusive, ISO 8601); default now'))),
+  bucket: v.optional(v.pipe(v.picklist(STATS_BUCKETS, 'must be hour or day'), v.description('`hour` (default) or `day`, in UTC'))),
+  webhook_id: v.optional(v.pipe(v.string(), v.regex(/^wh_[0-9a-f-]{36}$/, 'must be a webhook id (wh_…)'), v.description('Only this subscription\'s attempts'))),
+}
+
+export const StatsRowView = v.pipe(
+  v.strictObject({
+    start: v.pipe(out.Timestamp, v.description('Start of the bucket (UTC)')),
+    attempts: out.Int(0),
+    succeeded: v.pipe(out.Int(0), v.description('Attempts answered with a 2xx')),
+    failed: v.pipe(out.Int(0), v.description('Every other attempt: another status, a timeout, a refused connection')),
+    p50_ms: v.pipe(v.nullable(out.Int(0)), v.description('Median attempt duration; `null` for an empty bucket')),
+    p95_ms: v.pipe(v.nullable(out.Int(0)), v.description('95th percentile of attempt duration; `null` for an empty bucket')),
+  }),
+  v.title('WebhookStatsBucket'),
+)
+
+export type StatsRow = v.InferOutput<typeof StatsRowView>
+
+const _MS = { hour: 3_600_000, day: 86_400_000 } as const
+/** ISO timestamps cut to the bucket: `2026-11-24T12` (hour) or `2026-11-24` (day). */
+const _PREFIX = { hour: 13, day: 10 } as const
+
+/**
+ * Attempts of the tenant per bucket, counted by when they were made, empty buckets included.
+ * Percentiles are exact: the attempts of a bucket are read as (duration, count) pairs, so a busy
+ * bucket costs its distinct durations, not its attempts.
+ */
+export async function webhookStats(
+  ctx: TenantContext, q: { since?: string; until?: string; bucket?: (typeof STATS_BUCKETS)[number]; webhook_id?: string },
+): Promise<StatsRow[]> {
+  const bucket = q.bucket ?? 'hour'
+  const until = q.until ?? ctx.clock.now().toISOString()
+  const since = q.since ?? new Date(Date.parse(until) - 86_400_000).toISOString()
+  const first = Math.floor(Date.parse(since) / _MS[bucket]) * _MS[bucket]
+  const count = Math.ceil((Date.parse(until) - first) / _MS[bucket])
+  if (!(Date.parse(until) > Date.parse(since))) throw badRequest('`until` must be after `since`', [{ path: 'until', message: 'must be after since' }])
+  if (count > MAX_STATS_BUCKETS) {
+    throw badRequest(`At most ${MAX_STATS_BUCKETS} buckets; this range has ${count} ${bucket}s`, [{ path: 'since', message: `range too long for ${bucket} buckets` }])
+  }
+  const byBucket = new Map<string, { d: number; n: number; ok: number }[]>()
+  for (const r of await repo.attemptHistogram(ctx.db, ctx.tenantId, { since, until, prefix: _PREFIX[bucket], webhookId: q.webhook_id })) {
+    const list = byBucket.get(r.b) ?? []
+    list.push({ d: Number(r.d), n: Number(r.n), ok: Number(r.ok) })
+    byBucket.set(r.b, list)
+  }
+  return Array.from({ length: count }, (_, i) => {
+    const start = new Date(first + i * _MS[bucket]).toISOString()
+    return _row(start, byBucket.get(start.slice(0, _PREFIX[bucket])) ?? [])
+  })
+}
+
+function _row(start: string, pairs: { d: number; n: number; ok: number }[]): StatsRow {
+  pairs.sort((a, b) => a.d - b.d)
+  const attempts = pairs.reduce((s, p) => s + p.n, 0)
+  const succeeded = pairs.reduce((s, p) => s + p.ok, 0)
+  const at = (share: number) => {
+    if (attempts === 0) return null
+    const rank = Math.max(1, Math.ceil(share * attempts))
+    let seen = 0
+    for (const p of pairs) if ((seen += p.n) >= rank) return p.d
+    return pairs[pairs.length - 1]!.d
+  }
+  return { start, attempts, succeeded, failed: attempts - succeeded, p50_ms: at(0.5), p95_ms: at(0.95) }
+}
