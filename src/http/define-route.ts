@@ -30,6 +30,8 @@ export interface RouteDef {
   /** The scope a key needs, or 'public' for the few routes without authentication. */
   scope: RequiredScope | 'public'
   summary: string
+  /** Prose for the OpenAPI operation's `description`, before what the definition says itself (scope, paging, events); the summary when absent. */
+  description?: string
   tag: string
   /** Path parameters that are ids: a malformed id answers 404 like an unknown one. */
   params?: Record<string, IdPrefix | { pattern: RegExp; description: string }>

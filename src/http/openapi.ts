@@ -1,7 +1,9 @@
 import { idPattern } from '../lib/ids.ts'
 import type { RouteDef } from './define-route.ts'
+import { INFO_CONTACT, INFO_LICENSE, operationDescription, SERVERS, TAG_DESCRIPTIONS } from './openapi-docs.ts'
 import { componentRef, ERROR_RESPONSES, namedSchemas, sharedComponents, toComponentSchemas, toQuerySchemas, toSchema, type JsonObject, type NamedSchemas } from './openapi-schema.ts'
 import { pageQuery } from './pagination.ts'
+import { DELIVERY_HEADERS, webhooksSection } from './openapi-webhooks.ts'
 import { scopeName } from './scopes.ts'
 
 /**
@@ -9,7 +11,8 @@ import { scopeName } from './scopes.ts'
  * validate requests (bodies, query strings, path ids), so it cannot drift from what the API
  * accepts. Every route appears; a route without a `response` schema is shown with a generic
  * object as its `data` (DELETE: `{ id, deleted }`). Response schemas named with `v.title` are
- * `components.schemas` and referred to by `$ref`.
+ * `components.schemas` and referred to by `$ref`. The `webhooks` section describes what is sent
+ * to receivers; the prose (tags, operation descriptions, contact) is in openapi-docs.ts.
  */
 export function buildOpenApi(routes: readonly RouteDef[], version: string): OpenApiDocument {
   const paths: Record<string, JsonObject> = {}
@@ -25,26 +28,35 @@ export function buildOpenApi(routes: readonly RouteDef[], version: string): Open
     const path = toOpenApiPath(route.path)
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: op }
   }
+  const components = sharedComponents(toComponentSchemas(named))
+  components.parameters = { ...(components.parameters as JsonObject), ...DELIVERY_HEADERS }
+  tags.push('Events')
   return {
     openapi: '3.1.1',
     info: {
       title: 'travelops',
       version,
+      contact: INFO_CONTACT,
+      license: INFO_LICENSE,
       description: 'Multi-tenant REST API for travel operators. Authenticate with `Authorization: Bearer <key>`. '
         + 'Successful answers wrap the payload in `{ "data": … }`; lists add `has_more` and `next_cursor`; '
         + 'errors are `{ "error": { code, message, details, request_id } }`.',
     },
-    tags: tags.map((name) => ({ name })),
+    servers: SERVERS,
+    tags: tags.map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name })),
     paths,
-    components: sharedComponents(toComponentSchemas(named)),
+    webhooks: webhooksSection(),
+    components,
   }
 }
 
 export type OpenApiDocument = {
   openapi: string
   info: JsonObject & { title: string; version: string }
+  servers: JsonObject[]
   tags: JsonObject[]
   paths: Record<string, JsonObject>
+  webhooks: Record<string, JsonObject>
   components: JsonObject
 }
 
@@ -58,6 +70,7 @@ function _operation(route: RouteDef, named: NamedSchemas): JsonObject & { operat
   const op: JsonObject & { operationId: string } = {
     operationId: _operationId(route),
     summary: route.summary,
+    description: operationDescription(route),
     tags: [route.tag],
     security: authenticated ? [{ bearerAuth: [] }] : [],
   }
@@ -99,8 +112,12 @@ function _pathParameters(route: RouteDef): JsonObject[] {
 function _queryParameters(route: RouteDef): JsonObject[] {
   const entries = { ...(route.list ? pageQuery : {}), ...route.query }
   if (Object.keys(entries).length === 0) return []
-  return toQuerySchemas(entries).map(({ name, required, schema }) => ({ name, in: 'query', required, schema }))
+  return toQuerySchemas(entries).map(({ name, required, schema }) =>
+    ({ name, in: 'query', required, schema: route.list && name === 'limit' ? _LIMIT : schema }))
 }
+
+/** `limit` as the number it is (a query string is text on the wire; its schema describes the value). */
+const _LIMIT: JsonObject = { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100' }
 
 function _requestBody(route: RouteDef): JsonObject {
   const readOnly = route.readOnly?.length ? `Read-only fields (${route.readOnly.join(', ')}) and unknown fields are refused with 422.` : undefined

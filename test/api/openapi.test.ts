@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { createApp } from '../../src/app.ts'
+import { EVENT_NAMES } from '../../src/events/catalog.ts'
 import type { RouteDef } from '../../src/http/define-route.ts'
 import { toOpenApiPath } from '../../src/http/openapi.ts'
 import { scopeName } from '../../src/http/scopes.ts'
@@ -89,6 +90,32 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(operations.length, routes.length, 'no operation without a route')
     assert.equal(new Set(operations.map((op) => op.operationId)).size, routes.length, 'operationIds are unique')
     assert.equal(doc.components.securitySchemes.bearerAuth.scheme, 'bearer')
+  })
+
+  test('describes every operation and tag, names servers, contact and license, and types limit as an integer', () => {
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) assert.ok(op.description?.length > op.summary.length, `${method} ${path}`)
+    }
+    assert.match(doc.paths['/v1/orders'].post.description, /`orders:write`.*Emits `order\.created`/)
+    for (const tag of doc.tags) assert.ok(tag.description, `tag ${tag.name}`)
+    assert.ok(doc.servers.length > 0 && doc.info.contact.url && doc.info.license.name)
+    const limit = doc.paths['/v1/orders'].get.parameters.find((p: any) => p.name === 'limit')
+    assert.deepEqual(limit.schema, { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100' })
+  })
+
+  test('the webhooks section has one POST per event with the signature headers and a valid example body', () => {
+    assert.deepEqual(Object.keys(doc.webhooks), [...EVENT_NAMES])
+    const event = withComponents(doc, doc.components.schemas.Event)
+    for (const name of EVENT_NAMES) {
+      const op = doc.webhooks[name].post
+      const headers = op.parameters.map((p: any) => doc.components.parameters[p.$ref.split('/').pop()].name)
+      for (const h of ['X-Webhook-ID', 'X-Webhook-Timestamp', 'X-Webhook-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature']) assert.ok(headers.includes(h), `${name}: ${h}`)
+      const media = op.requestBody.content['application/json']
+      assert.equal(media.example.event, name)
+      _assertMatches(event, media.example)
+      _assertMatches(withComponents(doc, media.schema), media.example)
+      assert.equal(ajv.compile(withComponents(doc, media.schema))({ ...media.example, event: name === 'order.created' ? 'order.updated' : 'order.created' }), false)
+    }
   })
 
   test('path parameters carry the id pattern that decides 404', async () => {

@@ -1,0 +1,51 @@
+import type { RouteDef } from './define-route.ts'
+import { scopeName } from './scopes.ts'
+
+/**
+ * The prose of the OpenAPI document: tag descriptions, `info.contact`/`info.license`,
+ * `servers`, and each operation's `description`. A tag missing here has no description, which
+ * the linters in test/api/openapi-lint.test.ts report.
+ */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  System: 'Health check and this document; no API key needed.',
+  Orders: 'Bookings: line items, totals in major units, and the pending → confirmed → cancelled lifecycle.',
+  Customers: 'The people who book: contact details and an address.',
+  Products: 'What is sold: tours, cruises, transfers, with a price and capacity.',
+  Itineraries: 'Day-by-day plans, optionally tied to an order and a customer.',
+  Invoices: 'Invoices for orders: open → paid or void; payments settle them.',
+  Payments: 'Money received against orders and invoices, and refunds.',
+  Suppliers: 'The operators and partners behind products.',
+  Inquiries: 'Requests from prospective travellers, with a status.',
+  Content: 'Free-form content records of a named type (pages, destinations, FAQs).',
+  Webhooks: 'Subscriptions to events, the delivery records with every attempt, test events and delivery statistics.',
+  Keys: 'API keys of the tenant: create (the secret is shown once), list, read, revoke.',
+  Events: 'What travelops sends to webhook receivers (the `webhooks` section of this document): one POST per event and subscription.',
+}
+
+export const INFO_CONTACT = { name: 'travelops maintainers', url: 'https://travelops.example/support', email: 'support@travelops.example' }
+
+export const INFO_LICENSE = { name: 'UNLICENSED (proprietary; see package.json)', url: 'https://travelops.example/license' }
+
+export const SERVERS = [{
+  url: '{origin}',
+  description: 'Your travelops serve; the default is a local one on port 3000',
+  variables: { origin: { default: 'http://localhost:3000', description: 'Scheme, host and port of the serve, without a trailing slash' } },
+}]
+
+/** `description` of an operation: the route's own prose, then what its definition says (scope, paging, idempotency, events). */
+export function operationDescription(route: RouteDef): string {
+  const parts: string[] = [route.description ?? `${route.summary}.`]
+  if (route.scope === 'public') parts.push('No API key needed.')
+  else {
+    const { resource, action } = route.scope
+    const wider = action === 'read' ? `\`${resource}:write\`, ` : ''
+    parts.push(`Needs the scope \`${scopeName(route.scope)}\` (or ${wider}\`${resource}:*\`, \`*\`).`)
+  }
+  if (route.list) parts.push('Paginated: `limit` (1–100, default 20) and `cursor`; a page also ends before it would pass 4 MiB of JSON.')
+  if (route.method === 'POST') parts.push('Safe to retry with an `Idempotency-Key`.')
+  if (route.events?.length) {
+    const names = route.events.map((e) => `\`${e}\``).join(', ')
+    parts.push(`${route.method === 'POST' && route.events.length === 1 ? 'Emits' : 'May emit'} ${names} when it changes something (see the \`webhooks\` section).`)
+  }
+  return parts.join(' ')
+}
