@@ -55,7 +55,7 @@ function _operation(event: EventName): JsonObject {
     responses: {
       '2XX': { description: 'Any 2xx within the deadline (30 s by default) marks the delivery `delivered`; the response body is recorded, not interpreted' },
       '4XX': { description: 'A failed attempt, retried per §7 (`410 Gone` disables the subscription; `Retry-After` on 429 pushes the next attempt back)' },
-      default: { description: 'Any other answer, a timeout or a connection error is a failed attempt, retried per §7' },
+      default: { description: 'Any other answer, a timeout or a connection error is a failed attempt, retried per §7 (`Retry-After` on 503 also pushes the next attempt back)' },
     },
   }
 }
