@@ -11,6 +11,7 @@ import { orderRoutes } from './modules/orders/index.ts'
 import { paymentRoutes } from './modules/payments/index.ts'
 import { productRoutes } from './modules/products/index.ts'
 import { supplierRoutes } from './modules/suppliers/index.ts'
+import { keyRoutes } from './modules/keys/index.ts'
 import { webhookRoutes } from './modules/webhooks/index.ts'
 
 /**
@@ -20,6 +21,7 @@ import { webhookRoutes } from './modules/webhooks/index.ts'
 export function allRoutes(_deps: AppDeps): RouteDef[] {
   return withOpenApi([
     ...systemRoutes,
+    ...keyRoutes,
     ...orderRoutes,
     ...customerRoutes,
     ...productRoutes,

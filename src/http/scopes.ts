@@ -1,6 +1,6 @@
-/** Resources a scope can name (CONTRACT §5). Deliveries belong to `webhooks`. */
+/** Resources a scope can name (CONTRACT §5, and `keys` of §12). Deliveries belong to `webhooks`. */
 export const RESOURCES = [
-  'orders', 'customers', 'products', 'itineraries', 'invoices', 'payments', 'suppliers', 'content', 'inquiries', 'webhooks',
+  'orders', 'customers', 'products', 'itineraries', 'invoices', 'payments', 'suppliers', 'content', 'inquiries', 'webhooks', 'keys',
 ] as const
 export type Resource = (typeof RESOURCES)[number]
 export type Action = 'read' | 'write'

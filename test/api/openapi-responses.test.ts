@@ -175,6 +175,13 @@ describe('documented response schemas match real answers of every route', () => 
     for (const r of received) check.component('Event', JSON.parse(r.body))
   })
 
+  test('API keys: create (with its secret), list, read, revoke', async () => {
+    const created = (await call('POST', '/v1/keys', '/v1/keys', { name: 'docs', scopes: ['orders:read'], expires_in: '1h' })).body.data
+    await read('/v1/keys', '/v1/keys')
+    await read('/v1/keys/:id', `/v1/keys/${created.id}`)
+    await call('DELETE', '/v1/keys/:id', `/v1/keys/${created.id}`)
+  })
+
   test('deletes', async () => {
     await call('DELETE', '/v1/orders/:id', `/v1/orders/${ids.ordDel}`)
     await call('DELETE', '/v1/customers/:id', `/v1/customers/${ids.cusMin}`)

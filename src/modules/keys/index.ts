@@ -1,0 +1,1 @@
+export { keyRoutes } from './routes.ts'

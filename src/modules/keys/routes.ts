@@ -1,0 +1,32 @@
+import { defineRoute, type RouteDef } from '../../http/define-route.ts'
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from './api.ts'
+import { ApiKeyView, CreatedApiKeyView, CreateKeyBody } from './schema.ts'
+
+const read = { resource: 'keys', action: 'read' } as const
+const write = { resource: 'keys', action: 'write' } as const
+const tag = 'API keys'
+const READ_ONLY = ['id', 'prefix', 'key', 'created_at', 'expires_at', 'revoked_at', 'last_used_at']
+
+export const keyRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'GET', path: '/v1/keys', scope: read, tag, summary: 'List the tenant\'s API keys (never their secrets)', list: true,
+    response: ApiKeyView,
+    handler: ({ ctx, query }) => listApiKeys(ctx, query),
+  }),
+  defineRoute({
+    method: 'POST', path: '/v1/keys', scope: write, tag, summary: 'Create an API key (its secret is in this answer only)', status: 201,
+    body: CreateKeyBody, readOnly: READ_ONLY,
+    response: CreatedApiKeyView,
+    handler: ({ ctx, body }) => createApiKey(ctx, body),
+  }),
+  defineRoute({
+    method: 'GET', path: '/v1/keys/:id', scope: read, tag, summary: 'Read an API key', params: { id: 'key' },
+    response: ApiKeyView,
+    handler: ({ ctx, params }) => getApiKey(ctx, params.id!),
+  }),
+  defineRoute({
+    method: 'DELETE', path: '/v1/keys/:id', scope: write, tag, summary: 'Revoke an API key (it stops working at once)', params: { id: 'key' },
+    response: ApiKeyView,
+    handler: ({ ctx, params }) => revokeApiKey(ctx, params.id!),
+  }),
+]

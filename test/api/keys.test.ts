@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
+
+/** §12 API keys over the API: the CLI's key object, the secret once, the subset rule, revocation at once. */
+describe('/v1/keys', () => {
+  let app: TestApp
+  let t: TestTenant
+  before(async () => {
+    app = await startTestApp()
+    t = await app.tenant()
+  })
+  after(() => app.close())
+
+  test('create shows the secret once; list and read never do; the new key works for its tenant', async () => {
+    const r = await t.request('POST', '/v1/keys', { body: { name: 'website', expires_in: '12h', rate_limit: 500 } })
+    assert.equal(r.status, 201, r.text)
+    const k = r.body.data
+    assert.match(k.key, /^tok_[A-Za-z0-9_-]{32}$/)
+    assert.deepEqual(k.scopes, ['*'])
+    assert.equal(k.prefix, k.key.slice(0, 12))
+    assert.equal(k.rate_limit, 500)
+    assert.equal(Date.parse(k.expires_at) - Date.parse(k.created_at), 12 * 3_600_000)
+    assert.deepEqual(Object.keys(k).sort(), ['created_at', 'expires_at', 'id', 'key', 'last_used_at', 'name', 'prefix', 'rate_limit', 'revoked_at', 'scopes'])
+    const one = await t.request('GET', `/v1/keys/${k.id}`)
+    const list = await t.request('GET', '/v1/keys?limit=100')
+    for (const reply of [one, list]) {
+      assert.equal(reply.status, 200)
+      assert.ok(!reply.text.includes(k.key) && !reply.text.includes('"key"'), 'no secret after create')
+    }
+    assert.ok(list.body.data.some((x: { id: string }) => x.id === k.id))
+    const used = await t.request('GET', '/v1/orders', { key: k.key })
+    assert.equal(used.status, 200)
+    assert.equal(used.headers.get('x-tenant-id'), t.id)
+    assert.equal(used.headers.get('x-ratelimit-limit'), '500')
+  })
+
+  test('a key creates only keys whose scopes it holds itself (403 naming the scope)', async () => {
+    const narrow = await t.newKey({ scopes: ['orders:read', 'keys:write'] })
+    const as = (key: string, scopes: string[]) => t.request('POST', '/v1/keys', { key, body: { scopes } })
+    for (const scopes of [['orders:write'], ['*'], ['orders:*'], ['customers:read'], ['orders:read', 'webhooks:read']]) {
+      const r = await as(narrow.key, scopes)
+      assert.equal(r.status, 403, scopes.join(','))
+      assert.equal(r.body.error.code, 'forbidden')
+      assert.match(r.body.error.message, /cannot grant the scope '(orders:write|\*|orders:\*|customers:read|webhooks:read)'/)
+    }
+    assert.equal((await as(narrow.key, ['orders:read'])).status, 201)
+    assert.equal((await as(narrow.key, ['keys:read', 'keys:write', 'keys:*'])).status, 201, 'write includes read, so keys:write holds keys:*')
+    const ordersAll = await t.newKey({ scopes: ['orders:*', 'keys:*'] })
+    assert.equal((await as(ordersAll.key, ['orders:write', 'orders:read'])).status, 201)
+    const noKeys = await t.newKey({ scopes: ['orders:*'] })
+    const denied = await as(noKeys.key, ['orders:read'])
+    assert.equal(denied.status, 403)
+    assert.match(denied.body.error.message, /keys:write/)
+    assert.equal((await t.request('GET', '/v1/keys', { key: noKeys.key })).status, 403)
+  })
+
+  test('revoking answers the key with revoked_at; the next request with it is a 401 — the calling key too', async () => {
+    const k = (await t.request('POST', '/v1/keys', { body: {} })).body.data
+    assert.equal((await t.request('GET', '/v1/orders', { key: k.key })).status, 200)
+    const r = await t.request('DELETE', `/v1/keys/${k.id}`)
+    assert.equal(r.status, 200)
+    assert.ok(r.body.data.revoked_at)
+    assert.equal(r.body.data.id, k.id)
+    assert.equal((await t.request('GET', '/v1/orders', { key: k.key })).status, 401)
+    const self = (await t.request('POST', '/v1/keys', { body: {} })).body.data
+    assert.equal((await t.request('DELETE', `/v1/keys/${self.id}`, { key: self.key })).status, 200)
+    assert.equal((await t.request('GET', '/v1/keys', { key: self.key })).status, 401)
+  })
+
+  test('another tenant\'s keys are not found; bad bodies are 422 with their paths', async () => {
+    const u = await app.tenant('Other')
+    const theirs = (await u.request('POST', '/v1/keys', { body: {} })).body.data
+    assert.equal((await t.request('GET', `/v1/keys/${theirs.id}`)).status, 404)
+    assert.equal((await t.request('DELETE', `/v1/keys/${theirs.id}`)).status, 404)
+    assert.ok(!(await t.request('GET', '/v1/keys?limit=100')).body.data.some((x: { id: string }) => x.id === theirs.id))
+    assert.equal((await u.request('GET', '/v1/orders', { key: theirs.key })).status, 200, 'still works')
+    const bad = await t.request('POST', '/v1/keys', { body: { scopes: ['orders:delete'], expires_in: '1y', rate_limit: 0, prefix: 'x', extra: 1 } })
+    assert.equal(bad.status, 422)
+    assert.deepEqual(bad.body.error.details.map((d: { path: string }) => d.path).sort(), ['expires_in', 'extra', 'prefix', 'rate_limit', 'scopes[0]'])
+    assert.equal((await t.request('GET', '/v1/keys/key_nope')).status, 404)
+  })
+})
