@@ -18,7 +18,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Inquiries: 'Requests from prospective travellers, with a status.',
   Content: 'Free-form content records of a named type (pages, destinations, FAQs).',
   Webhooks: 'Subscriptions to events, the delivery records with every attempt, test events and delivery statistics.',
-  Keys: 'API keys of the tenant: create (the secret is shown once), list, read, revoke.',
+  'API keys': 'API keys of the tenant: create (the secret is shown once), list, read, revoke.',
   Events: 'What travelops sends to webhook receivers (the `webhooks` section of this document): one POST per event and subscription.',
 }
 

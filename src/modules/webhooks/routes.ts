@@ -2,7 +2,7 @@ import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.t
 import * as deliveries from './deliveries.ts'
 import { CreateWebhookBody, DeliveryDetailView, TestEventBody, DeliveryView, ListDeliveriesQuery, UpdateWebhookBody, WEBHOOK_READ_ONLY, WebhookView } from './schema.ts'
 import * as webhooks from './service.ts'
-import { StatsQuery, StatsRowView, webhookStats } from './stats.ts'
+import { MAX_STATS_BUCKETS, StatsQuery, StatsRowView, webhookStats } from './stats.ts'
 import * as v from 'valibot'
 
 const read = { resource: 'webhooks', action: 'read' } as const
@@ -23,6 +23,9 @@ export const webhookRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'GET', path: '/v1/webhooks/stats', scope: read, tag, summary: 'Delivery attempts per hour or day: counts and duration percentiles',
+    description: 'One row per `bucket` (`hour` or `day`, UTC) from `since` to `until` (default: the last 24 hours), empty buckets included. '
+      + 'Attempts are counted by the time they were made; `p50_ms` and `p95_ms` are exact percentiles of their durations, `null` for an empty bucket. '
+      + `At most ${MAX_STATS_BUCKETS} buckets: a longer range answers 400. \`webhook_id\` restricts it to one subscription.`,
     query: StatsQuery,
     response: v.array(StatsRowView),
     handler: ({ ctx, query }) => webhookStats(ctx, query),
@@ -47,6 +50,9 @@ export const webhookRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'POST', path: '/v1/webhooks/:id/test', scope: write, tag, summary: 'Send a test event (an example record, "test": true) to this subscription only',
+    description: 'Sends `event` (default: the subscription\'s first event, `order.created` for `*`) with an example record as `data` and `"test": true` '
+      + 'to this subscription only, as an ordinary delivery: recorded, signed and retried. 202 with the delivery record. '
+      + 'An event the subscription does not receive answers 422; an inactive subscription 409.',
     params: { id: 'wh' }, body: TestEventBody, status: 202,
     response: DeliveryView,
     handler: ({ ctx, params, body }) => deliveries.sendTestEvent(ctx, params.id!, body),
