@@ -1,11 +1,12 @@
 import * as v from 'valibot'
+import { EventView } from '../modules/webhooks/event-view.ts'
 import { VERSION } from '../version.ts'
 import { defineRoute, type RouteDef } from './define-route.ts'
 import { buildOpenApi, type OpenApiDocument } from './openapi.ts'
 
 /**
  * `routes` plus `GET /v1/openapi.json` (no auth), whose document covers the whole list,
- * itself included. It is built on the first request and then served from memory.
+ * itself included, and the events sent to receivers (`webhooks`). It is built on the first request and then served from memory.
  */
 export function withOpenApi(routes: readonly RouteDef[]): RouteDef[] {
   const all = [...routes]
@@ -13,7 +14,7 @@ export function withOpenApi(routes: readonly RouteDef[]): RouteDef[] {
   all.push(defineRoute({
     method: 'GET', path: '/v1/openapi.json', scope: 'public', tag: 'System', summary: 'This OpenAPI 3.1 document', raw: true,
     response: OpenApiOutline,
-    handler: async () => (doc ??= buildOpenApi(all, VERSION)),
+    handler: async () => (doc ??= buildOpenApi(all, VERSION, { schema: EventView })),
   }))
   return all
 }

@@ -1,3 +1,4 @@
+import type * as v from 'valibot'
 import { idPattern } from '../lib/ids.ts'
 import type { RouteDef } from './define-route.ts'
 import { INFO_CONTACT, INFO_LICENSE, operationDescription, SERVERS, TAG_DESCRIPTIONS } from './openapi-docs.ts'
@@ -11,14 +12,15 @@ import { scopeName } from './scopes.ts'
  * validate requests (bodies, query strings, path ids), so it cannot drift from what the API
  * accepts. Every route appears; a route without a `response` schema is shown with a generic
  * object as its `data` (DELETE: `{ id, deleted }`). Response schemas named with `v.title` are
- * `components.schemas` and referred to by `$ref`. The `webhooks` section describes what is sent
- * to receivers; the prose (tags, operation descriptions, contact) is in openapi-docs.ts.
+ * `components.schemas` and referred to by `$ref`. Given the event schema (`EventView`), the
+ * `webhooks` section describes what is sent to receivers; the prose (tags, operation descriptions, contact) is in openapi-docs.ts.
  */
-export function buildOpenApi(routes: readonly RouteDef[], version: string): OpenApiDocument {
+export function buildOpenApi(routes: readonly RouteDef[], version: string, events?: { schema: v.GenericSchema }): OpenApiDocument {
   const paths: Record<string, JsonObject> = {}
   const tags: string[] = []
   const operationIds = new Set<string>()
-  const named = namedSchemas(routes.flatMap((r) => (r.response ? [r.response] : [])))
+  const named = namedSchemas([...routes.flatMap((r) => (r.response ? [r.response] : [])), ...(events ? [events.schema] : [])])
+  if (events && named.Event !== events.schema) throw new Error('OpenAPI: the event schema must be named Event (v.title)')
   if (named.Error) throw new Error('OpenAPI: the name Error is taken by the error shape')
   for (const route of routes) {
     const op = _operation(route, named)
@@ -29,8 +31,10 @@ export function buildOpenApi(routes: readonly RouteDef[], version: string): Open
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: op }
   }
   const components = sharedComponents(toComponentSchemas(named))
-  components.parameters = { ...(components.parameters as JsonObject), ...DELIVERY_HEADERS }
-  tags.push('Events')
+  if (events) {
+    components.parameters = { ...(components.parameters as JsonObject), ...DELIVERY_HEADERS }
+    tags.push('Events')
+  }
   return {
     openapi: '3.1.1',
     info: {
@@ -45,7 +49,7 @@ export function buildOpenApi(routes: readonly RouteDef[], version: string): Open
     servers: SERVERS,
     tags: tags.map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name })),
     paths,
-    webhooks: webhooksSection(),
+    ...(events ? { webhooks: webhooksSection() } : {}),
     components,
   }
 }
@@ -56,7 +60,8 @@ export type OpenApiDocument = {
   servers: JsonObject[]
   tags: JsonObject[]
   paths: Record<string, JsonObject>
-  webhooks: Record<string, JsonObject>
+  /** What receivers get, when `buildOpenApi` is given the event schema. */
+  webhooks?: Record<string, JsonObject>
   components: JsonObject
 }
 
