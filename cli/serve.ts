@@ -14,11 +14,15 @@ export function serveCommand(): Command {
     .addOption(new Option('--max-webhooks <n>', 'webhook subscriptions per tenant (default 50)').env('TRAVELOPS_MAX_WEBHOOKS'))
     .addOption(new Option('--disable-after <duration>', 'disable a webhook subscription whose every attempt failed this long (e.g. 5d, 12h, 30s; 0 = never; default 5d)').env('TRAVELOPS_DISABLE_AFTER'))
     .addOption(new Option('--retention <duration>', 'delete finished deliveries and their events this long after (e.g. 30d, 12h; 0 = keep everything; default 30d)').env('TRAVELOPS_RETENTION'))
+    .addOption(new Option('--metrics', 'serve GET /metrics in the Prometheus text format').env('TRAVELOPS_METRICS'))
+    .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS (with --tls-key)').env('TRAVELOPS_TLS_CERT'))
+    .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('TRAVELOPS_TLS_KEY'))
     .addOption(new Option('--log-level <level>', 'debug, info, warn, error or silent').env('TRAVELOPS_LOG_LEVEL'))
     .action(async (opts, cmd: Command) => {
       // commander turns a boolean flag on whenever its env twin is set at all (=0 too): hand the
       // value itself to the config, which reads 1/true/yes/on as on and anything else as off.
       if (cmd.getOptionValueSource('allowPrivateTargets') === 'env') opts.allowPrivateTargets = process.env.TRAVELOPS_ALLOW_PRIVATE_TARGETS
+      if (cmd.getOptionValueSource('metrics') === 'env') opts.metrics = process.env.TRAVELOPS_METRICS
       const config = await configFrom(opts)
       const { startServer } = await import('../src/server.ts')
       const server = await startServer(config)

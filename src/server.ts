@@ -1,7 +1,7 @@
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import { createApp } from './app.ts'
+import { listenStrict, type Listening } from './http/listen.ts'
+import { createMetrics } from './http/metrics.ts'
 import type { Config } from './config.ts'
 import type { AppDeps } from './context.ts'
 import type { RouteDef } from './http/define-route.ts'
@@ -35,9 +35,8 @@ export interface StartOptions {
 }
 
 /**
- * `travelops serve`: migrations, the delivery worker, then the HTTP API. (h3's node adapter on node:http rather
- * than listhen: listhen turns port 0 into 3000 and silently moves to another port when the
- * asked one is busy, which an operator must be told instead.)
+ * `travelops serve`: migrations, the delivery worker, then the HTTP(S) API, listening through
+ * listhen with §2's port rules kept (listen.ts).
  */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.logLevel)
@@ -53,26 +52,27 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     throw err
   }
   const userAgent = `travelops/${VERSION}`
+  const metrics = config.metrics ? await createMetrics(opened.db, clock) : undefined
   const worker = startWorker({
+    observe: metrics ? (outcome, seconds) => metrics.attempt(outcome, seconds) : undefined,
     store: sqliteDeliveryStore(opened.db, { disableAfterMs: config.disableAfterMs }), clock, logger, userAgent,
     sender: createSender({ timeoutMs: config.deliveryTimeoutMs, allowPrivate: config.allowPrivateTargets, userAgent, resolve: opts.resolve }),
     retryBaseMs: config.retryBaseMs,
     timeoutMs: config.deliveryTimeoutMs,
   })
-  const deps: AppDeps = { db: opened.db, clock, config, logger, notify: () => worker.wake(), resolve: opts.resolve }
+  const deps: AppDeps = { db: opened.db, clock, config, logger, notify: () => worker.wake(), resolve: opts.resolve, metrics }
   const app = createApp(deps)
-  const server = createServer({ keepAliveTimeout: 5_000 }, toNodeHandler(app.h3))
+  let listening: Listening
   try {
-    await _listen(server, config.port, config.host)
+    listening = await listenStrict(toNodeHandler(app.h3), { host: config.host, port: config.port, tlsCert: config.tlsCert, tlsKey: config.tlsKey })
   } catch (err) {
     await worker.stop(0)
     unlock()
     await opened.close()
     throw err
   }
-  const { port } = server.address() as AddressInfo
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  const url = `http://${host}:${port}`
+  const { server, url } = listening
+  logger.info('travelops started', { version: VERSION, engine: 'sqlite', db: config.db, url })
 
   const pruner = startPruner({ db: opened.db, retentionMs: config.retentionMs, clock, logger })
   const prune = setInterval(() => {
@@ -99,14 +99,4 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   })())
 
   return { url, deps, routes: app.routes, stop }
-}
-
-function _listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
 }

@@ -21,6 +21,8 @@ export interface WorkerOptions {
   slots?: Partial<SlotLimits>
   /** Safety-net poll (work queued by another process, e.g. `travelops deliveries retry`). */
   pollMs?: number
+  /** Told of every finished attempt (`--metrics`). */
+  observe?: (outcome: 'delivered' | 'failed', seconds: number) => void
   random?: () => number
 }
 
@@ -177,6 +179,7 @@ export function startWorker(o: WorkerOptions): Worker {
     }
     if (result.aborted) return // shutdown before any answer: given back by stop(), attempted again later
     const outcome = _outcome(job, at, result)
+    o.observe?.(outcome.delivered ? 'delivered' : 'failed', result.durationMs / 1000)
     if (outcome.delivered) o.logger.debug('delivery attempt', { delivery_id: job.id, webhook_id: job.webhook_id, code: outcome.responseCode })
     else {
       // Never the secret, header values or body (CONTRACT §11).

@@ -53,7 +53,7 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
     child.stderr!.on('data', (d) => (err += d))
     child.stdout!.on('data', (d) => {
       out += d
-      const m = /(http:\/\/[^\s]+)/.exec(out)
+      const m = /(https?:\/\/[^\s]+)/.exec(out)
       if (m) {
         clearTimeout(timer)
         resolve({
