@@ -50,6 +50,11 @@ export interface RouteDef {
    * named with `v.title('Order')` becomes `#/components/schemas/Order`.
    */
   response?: v.GenericSchema
+  /**
+   * Fields of `data` shown once and never stored (the full secret of a new API key): the
+   * response an Idempotency-Key keeps for its replay has them `null`.
+   */
+  secretFields?: readonly string[]
   handler: (input: RouteInput<any, any>) => Promise<unknown>
 }
 

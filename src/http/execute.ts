@@ -68,7 +68,8 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
   }
   if (idemKey === null) return { ...(await run()), replayed: false }
   // Only POST carries an Idempotency-Key, and no POST route is a list: its body is text.
-  return idempotent(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint }, run as () => Promise<StoredResponse>)
+  return idempotent(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint }, run as () => Promise<StoredResponse>,
+    route.secretFields ? (text) => _withoutSecrets(text, route.secretFields!) : undefined)
 }
 
 function _params(route: RouteDef, event: H3Event): Record<string, string> {
@@ -119,4 +120,11 @@ function _readOnly(route: RouteDef): ReadonlySet<string> {
   let set = _readOnlySets.get(route)
   if (!set) _readOnlySets.set(route, (set = new Set(route.readOnly)))
   return set
+}
+
+/** A response body with the route's secret fields of `data` set to null (what a replay may show). */
+function _withoutSecrets(text: string, fields: readonly string[]): string {
+  const body = JSON.parse(text) as { data?: Record<string, unknown> }
+  if (body.data && typeof body.data === 'object') for (const f of fields) if (f in body.data) body.data[f] = null
+  return JSON.stringify(body)
 }

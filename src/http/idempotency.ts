@@ -44,6 +44,8 @@ export async function idempotent(
   key: string,
   request: { method: string; path: string; fingerprint: string },
   run: () => Promise<StoredResponse>,
+  /** What is kept for the replay, when it must differ from what this request answers (secrets). */
+  toStored: (body: string) => string = (body) => body,
 ): Promise<StoredResponse & { replayed: boolean }> {
   const { db, clock } = deps
   const now = clock.now()
@@ -80,7 +82,7 @@ export async function idempotent(
   }
   if (result.status >= 500) await _release(deps, who.keyId, key)
   else {
-    await db.updateTable('idempotency_keys').set({ status: result.status, response: result.body })
+    await db.updateTable('idempotency_keys').set({ status: result.status, response: toStored(result.body) })
       .where('key_id', '=', who.keyId).where('idem_key', '=', key).execute()
   }
   return { ...result, replayed: false }

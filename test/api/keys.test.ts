@@ -81,3 +81,29 @@ describe('/v1/keys', () => {
     assert.equal((await t.request('GET', '/v1/keys/key_nope')).status, 404)
   })
 })
+
+describe('/v1/keys with an Idempotency-Key', () => {
+  let app: TestApp
+  before(async () => {
+    app = await startTestApp()
+  })
+  after(() => app.close())
+
+  test('the stored replay never holds the secret: a repeat answers the key with "key": null', async () => {
+    const t = await app.tenant()
+    const headers = { 'Idempotency-Key': 'mint-once' }
+    const first = await t.request('POST', '/v1/keys', { body: { name: 'ci' }, headers })
+    assert.equal(first.status, 201)
+    const secret = first.body.data.key as string
+    assert.match(secret, /^tok_/)
+    const stored = await app.server.deps.db.selectFrom('idempotency_keys').select('response').execute()
+    assert.ok(stored.length > 0)
+    for (const row of stored) assert.ok(!String(row.response).includes(secret), 'the secret is not stored')
+    const again = await t.request('POST', '/v1/keys', { body: { name: 'ci' }, headers })
+    assert.equal(again.status, 201)
+    assert.equal(again.headers.get('idempotent-replayed'), 'true')
+    assert.equal(again.body.data.id, first.body.data.id)
+    assert.equal(again.body.data.key, null)
+    assert.equal((await t.request('GET', '/v1/keys?limit=100')).body.data.filter((k: { name: string }) => k.name === 'ci').length, 1, 'one key made')
+  })
+})

@@ -89,7 +89,8 @@ describe('serve: ports, HTTPS, metrics, start-up log', () => {
       await rx.waitFor(1)
       const afterwards = await until('the attempt counted', async () => {
         const m = await scrape()
-        return (m.get('travelops_delivery_attempts_total{outcome="delivered"}') ?? 0) >= 1 && m
+        // Counted when the answer arrives; recorded (and off the queue) a moment later.
+        return (m.get('travelops_delivery_attempts_total{outcome="delivered"}') ?? 0) >= 1 && m.get('travelops_deliveries_queued') === 0 && m
       })
       const gets = 'travelops_http_requests_total{method="GET",route="/v1/orders",status="200"}'
       assert.equal((afterwards.get(gets) ?? 0) - (before.get(gets) ?? 0), 3)

@@ -19,7 +19,7 @@ export const keyRoutes: RouteDef[] = [
       + 'Only this answer carries `key`, the full secret. A key may only create keys whose scopes it holds itself '
       + '(`orders:read` cannot create `orders:write` or `*`; `orders:*` can create `orders:read`): anything more is 403 `forbidden` naming the scope.',
     body: CreateKeyBody, readOnly: READ_ONLY,
-    response: CreatedApiKeyView,
+    response: CreatedApiKeyView, secretFields: ['key'],
     handler: ({ ctx, body }) => createApiKey(ctx, body),
   }),
   defineRoute({

@@ -36,7 +36,10 @@ const keyEntries = {
 
 export const ApiKeyView = v.pipe(v.strictObject(keyEntries), v.title('ApiKey'), v.description('An API key without its secret'))
 export const CreatedApiKeyView = v.pipe(
-  v.strictObject({ ...keyEntries, key: v.pipe(v.string(), v.description('The full secret key, shown in this answer only: store it now')) }),
+  v.strictObject({
+    ...keyEntries,
+    key: v.pipe(v.nullable(v.string()), v.description('The full secret key, shown in this answer only: store it now. `null` in an Idempotency-Key replay: the secret is never stored')),
+  }),
   v.title('CreatedApiKey'),
 )
 
