@@ -1,18 +1,13 @@
 import { readFileSync, realpathSync } from 'node:fs'
 import { hostname } from 'node:os'
+import type { Selectable } from 'kysely'
+import type { ServeProcessesTable } from './schema.ts'
 import type { SqliteDatabase } from './sqlite.ts'
 
 /** Another `serve` runs on this database file (CONTRACT §9: one process per SQLite file). */
 export class DatabaseInUseError extends Error {}
 
-interface ServeRow {
-  id: string
-  pid: number
-  host: string
-  file: string
-  proc_start: string | null
-  started_at: string
-}
+type ServeRow = Selectable<ServeProcessesTable>
 
 /**
  * Refuses when a live `serve` has this file open; call before migrating, so a refused start

@@ -1,23 +1,12 @@
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
-import { startReceiver, type Receiver } from '../helpers/receiver.ts'
+import { closedPort, startReceiver, type Receiver } from '../helpers/receiver.ts'
 
 const SECRET = 'isolation-secret-0123'
 const TIMEOUT_MS = 2500
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-/** A port on 127.0.0.1 that nothing listens on (connections are refused). */
-async function refusedPort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const { port } = s.address() as AddressInfo
-  await new Promise<void>((r) => s.close(() => r()))
-  return port
-}
 
 /**
  * §9 Fairness: one tenant's hostile subscriptions — header rows the HTTP client refuses,
@@ -66,7 +55,7 @@ describe('delivery isolation between tenants', () => {
     for (let i = 0; i < 10; i++) await subscribe(h, `${hanging.url}/h${i}`)
     // Tenant R: many subscriptions to a refused port.
     const r = await app.tenant('R')
-    const port = await refusedPort()
+    const port = await closedPort()
     for (let i = 0; i < 40; i++) await subscribe(r, `http://127.0.0.1:${port}/r${i}`)
 
     for (let i = 0; i < 30; i++) await Promise.all([customer(x, i), customer(h, i), customer(r, i)])

@@ -1,24 +1,13 @@
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { createSender, RESPONSE_BODY_LIMIT } from '../../src/delivery/send.ts'
 import type { Sender } from '../../src/delivery/send.ts'
-import { startReceiver } from '../helpers/receiver.ts'
+import { closedPort, startReceiver } from '../helpers/receiver.ts'
 import type { Receiver } from '../helpers/receiver.ts'
 
 const body = '{"id":"evt_1","event":"order.created","data":{"note":"Zürich ✈ \\"quoted\\"","n":1}}'
 const headers = { 'Content-Type': 'application/json', 'X-Webhook-Signature': 'ab12', 'X-Webhook-ID': 'evt_1', 'X-Custom': 'yes' }
 const refusedText = /^target address (127\.0\.0\.1|::1) is not allowed \(loopback\); start the server with --allow-private-targets to permit it$/
-
-/** A port on 127.0.0.1 that nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 describe('sender (allowPrivate: true) against a real receiver', () => {
   let sender: Sender

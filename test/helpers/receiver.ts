@@ -131,3 +131,12 @@ function _responder(respond: ReceiverOptions['respond']): Responder {
   const statuses = respond ?? [200]
   return (_req, n) => ({ status: statuses[Math.min(n, statuses.length - 1)] ?? 200 })
 }
+
+/** A port on 127.0.0.1 that nothing listens on (connections to it are refused). */
+export async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
