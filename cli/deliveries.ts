@@ -55,10 +55,13 @@ export function deliveriesCommand(): Command {
       if (report.skipped.length) throw new CliError(`${_count(report.skipped.length)} not requeued`)
     }))
 
-  dataCommand(cmd.command('replay').description('queue every delivered or failed delivery of a subscription again; prints how many'))
+  dataCommand(cmd.command('replay').description('queue every delivered or failed delivery of a subscription again; asks first, prints how many'))
     .requiredOption('--webhook <wh_id>', 'the subscription whose deliveries to send again')
     .option('--since <time>', 'only deliveries created at or after this ISO 8601 time (e.g. 2026-11-21T15:00:00Z)')
     .addOption(new Option('--status <status>', 'only deliveries in this status (default: delivered and failed)').choices(REPLAY_STATUSES))
+    .option('-y, --yes', 'requeue without asking (needed when stdin/stderr is not a terminal)')
+    .option('--dry-run', 'only count what would be requeued; change nothing (--json: { "requeued": 0, "would_requeue": N })')
+    .addHelpText('after', '\nExamples:\n  $ travelops deliveries replay --webhook wh_… --status failed --dry-run\n  $ travelops deliveries replay --webhook wh_… --since 2026-11-21T15:00:00Z --yes --json')
     .action((opts) => withDb(opts, async ({ db }) => {
       const d = await _deps()
       if (!d.isId('wh', opts.webhook)) throw new CliError(`--webhook must be a webhook id (wh_…), got '${opts.webhook}'`, 2)
@@ -67,7 +70,14 @@ export function deliveriesCommand(): Command {
       if (!hook) throw new CliError(`no webhook ${opts.webhook}`)
       if (hook.deleted_at !== null) throw new CliError(`webhook ${hook.id} is deleted; nothing can be queued`)
       if (hook.active !== 1) throw new CliError(`webhook ${hook.id} is inactive; activate it first (PATCH /v1/webhooks/${hook.id} {"active":true})`)
-      const queued = await d.requeueDeliveries(db, { webhookId: hook.id, since, status: opts.status }, new Date())
+      const filter = { webhookId: hook.id, since, status: opts.status }
+      const wouldRequeue = await d.countRequeueable(db, filter)
+      if (opts.dryRun) {
+        print(opts, { requeued: 0, would_requeue: wouldRequeue }, () => `would requeue ${_count(wouldRequeue)} of ${hook.id} (dry run: nothing was changed)`)
+        return
+      }
+      if (!opts.yes) await _confirm(`requeue ${_count(wouldRequeue)} of ${hook.id}?`, wouldRequeue)
+      const queued = await d.requeueDeliveries(db, filter, new Date())
       print(opts, { requeued: queued.length }, () => `requeued ${_count(queued.length)}`)
     }))
   return cmd
@@ -79,6 +89,19 @@ async function _isoTime(value: string): Promise<string> {
   const r = v.safeParse(TimestampQuery, value)
   if (!r.success) throw new CliError(`--since must be an ISO 8601 time such as 2026-11-21T15:00:00Z, got '${value}'`, 2)
   return r.output
+}
+
+/**
+ * A bulk change goes ahead only when confirmed: asked on a terminal (nothing to ask when
+ * nothing matches), refused with exit 2 without one, so a script must say `--yes`.
+ */
+async function _confirm(question: string, count: number): Promise<void> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    throw new CliError(`this would requeue ${_count(count)}, and there is no terminal to confirm on: pass --yes to requeue them, or --dry-run to only count`, 2)
+  }
+  if (count === 0) return
+  const { askYesNo } = await import('./prompt.ts')
+  if (!(await askYesNo(question))) throw new CliError('cancelled; nothing was queued')
 }
 
 const _count = (n: number) => `${n} ${n === 1 ? 'delivery' : 'deliveries'}`

@@ -1,4 +1,6 @@
+import type { ExpressionBuilder } from 'kysely'
 import type { Db } from '../db/connect.ts'
+import type { Database } from '../db/schema.ts'
 
 export interface RequeueFilter {
   /** Only these deliveries (any tenant: the CLI is the operator's tool). */
@@ -16,13 +18,33 @@ export interface RequeueFilter {
  * subtracts what it claimed). Returns the ids queued.
  */
 export async function requeueDeliveries(db: Db, filter: RequeueFilter, now: Date): Promise<string[]> {
-  let q = db.updateTable('deliveries')
+  const rows = await db.updateTable('deliveries')
     .set((eb) => ({ due_at: now.toISOString(), manual: eb('manual', '+', 1) }))
-    .where('status', 'in', filter.status ? [filter.status] : ['failed', 'delivered'])
-    .where('webhook_id', 'in', (eb) => eb.selectFrom('webhooks').select('id').where('active', '=', 1).where('deleted_at', 'is', null))
-  if (filter.ids) q = q.where('id', 'in', filter.ids.length ? filter.ids : [''])
-  if (filter.webhookId) q = q.where('webhook_id', '=', filter.webhookId)
-  if (filter.since) q = q.where('created_at', '>=', filter.since)
-  const rows = await q.returning('id').execute()
+    .where(_matching(filter))
+    .returning('id')
+    .execute()
   return rows.map((r) => r.id)
+}
+
+/** How many records `requeueDeliveries` would queue with this filter now; changes nothing. */
+export async function countRequeueable(db: Db, filter: RequeueFilter): Promise<number> {
+  const row = await db.selectFrom('deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(_matching(filter))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** The one definition of "requeueable" that both the update and the count use. */
+function _matching(filter: RequeueFilter) {
+  return (eb: ExpressionBuilder<Database, 'deliveries'>) => {
+    const all = [
+      eb('status', 'in', filter.status ? [filter.status] : ['failed', 'delivered']),
+      eb('webhook_id', 'in', eb.selectFrom('webhooks').select('id').where('active', '=', 1).where('deleted_at', 'is', null)),
+    ]
+    if (filter.ids) all.push(eb('id', 'in', filter.ids.length ? filter.ids : ['']))
+    if (filter.webhookId) all.push(eb('webhook_id', '=', filter.webhookId))
+    if (filter.since) all.push(eb('created_at', '>=', filter.since))
+    return eb.and(all)
+  }
 }

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { openSqlite } from '../../src/db/sqlite.ts'
 import { orderBody } from '../helpers/app.ts'
 import { apiClient, runCli, runJson, startServe, until, type ServeProcess } from '../helpers/cli.ts'
+import { runInPty } from '../helpers/pty.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 
 const SERVE_FLAGS = ['--allow-private-targets', '--retry-base', '50', '--delivery-timeout', '1000', '--log-level', 'warn']
@@ -25,6 +26,15 @@ describe('travelops deliveries, against a running serve and real receivers', () 
   const cli = (...args: string[]) => runCli([...args, '--db', db])
   const json = (...args: string[]) => runJson([...args, '--db', db])
   /** The API's view of a subscription's deliveries, newest first. */
+  /** Each delivery row of a subscription as the queue sees it, read straight from the file. */
+  const queueState = (webhookId: string) => {
+    const sqlite = openSqlite(db, { readonly: true })
+    try {
+      return sqlite.prepare('SELECT id, status, attempts, manual, due_at FROM deliveries WHERE webhook_id = ? ORDER BY id').all(webhookId)
+    } finally {
+      sqlite.close()
+    }
+  }
   const apiDeliveries = async (webhookId: string) => (await api('GET', `/v1/webhooks/deliveries?webhook_id=${webhookId}&limit=100`)).body.data as any[]
 
   before(async () => {
@@ -104,16 +114,45 @@ describe('travelops deliveries, against a running serve and real receivers', () 
       return list.every((d) => d.status === 'delivered') && list
     })
     const before = ok.requests.length
-    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk), { requeued: mine.length })
+    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk, '--yes'), { requeued: mine.length })
     const got = await ok.waitFor(before + mine.length)
     assert.deepEqual(
       got.slice(before).map((r) => r.headers['x-webhook-id']).sort(),
       mine.map((d) => d.event_id).sort(),
     )
-    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk, '--status', 'failed'), { requeued: 0 })
-    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk, '--since', '2999-01-01T00:00:00Z'), { requeued: 0 })
-    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookFail, '--status', 'failed', '--since', '2020-01-01'), { requeued: 1 })
-    assert.match((await cli('deliveries', 'replay', '--webhook', hookOk, '--status', 'failed')).stdout, /requeued 0 deliveries/)
+    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk, '--status', 'failed', '--yes'), { requeued: 0 })
+    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk, '--since', '2999-01-01T00:00:00Z', '--yes'), { requeued: 0 })
+    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookFail, '--status', 'failed', '--since', '2020-01-01', '--yes'), { requeued: 1 })
+    assert.match((await cli('deliveries', 'replay', '--webhook', hookOk, '--status', 'failed', '--yes')).stdout, /requeued 0 deliveries/)
+  })
+
+  test('replay asks first: --dry-run counts and changes nothing, no terminal without --yes is exit 2, a pty asks y/N', async () => {
+    // Nothing queued and nothing in flight, so the worker changes no row while we look.
+    const settled = () => until('no delivery of the healthy hook queued or in flight', () => {
+      const rows = queueState(hookOk)
+      return rows.length > 0 && rows.every((r: any) => r.status === 'delivered' && r.manual === 0 && r.due_at === null) && rows
+    })
+    const rows = await settled()
+    const received = ok.requests.length
+    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk, '--dry-run'), { requeued: 0, would_requeue: rows.length })
+    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk, '--dry-run', '--yes'), { requeued: 0, would_requeue: rows.length }, '--dry-run wins over --yes')
+    assert.match((await cli('deliveries', 'replay', '--webhook', hookOk, '--dry-run')).stdout, new RegExp(`^would requeue ${rows.length} deliveries of ${hookOk} \\(dry run: nothing was changed\\)\n$`))
+    const refused = await cli('deliveries', 'replay', '--webhook', hookOk, '--json')
+    assert.equal(refused.code, 2)
+    assert.equal(refused.stdout, '')
+    assert.match(refused.stderr, new RegExp(`would requeue ${rows.length} deliveries.*no terminal to confirm on: pass --yes`))
+    const declined = await runInPty(['deliveries', 'replay', '--webhook', hookOk, '--db', db], { waitFor: '[y/N]', answer: 'n' })
+    assert.equal(declined.code, 1, declined.output)
+    assert.match(declined.output, new RegExp(`requeue ${rows.length} deliveries of ${hookOk}\\? \\[y/N\\] n\n`))
+    assert.match(declined.output, /cancelled; nothing was queued/)
+    assert.deepEqual(queueState(hookOk), rows, 'dry run, refusal and a "no" changed no record')
+    assert.equal(ok.requests.length, received)
+
+    const accepted = await runInPty(['deliveries', 'replay', '--webhook', hookOk, '--db', db], { waitFor: '[y/N]', answer: 'y' })
+    assert.equal(accepted.code, 0, accepted.output)
+    assert.match(accepted.output, new RegExp(`requeued ${rows.length} deliveries\n`))
+    await ok.waitFor(received + rows.length)
+    await settled()
   })
 
   test('deliveries of an inactive or deleted subscription are not requeued, and the CLI says so (exit 1)', async () => {
