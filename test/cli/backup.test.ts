@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -100,5 +100,29 @@ describe('travelops backup', () => {
     assert.equal((await runCli(['backup', db, '--db', db, '--force'])).code, 2, 'the database itself')
     assert.equal((await runCli(['backup', join(backups, 'b.db'), '--db', db, '--frob'])).code, 2)
     assert.deepEqual(readdirSync(backups).sort(), ['copy.db', 'human.db', 'keep.db'])
+  })
+
+  test('a missing destination directory: the error says how (--mkdir or mkdir -p); --mkdir creates it, owner-only', async () => {
+    const nested = join(dir, 'night ly', 'o\'clock')
+    const missing = await runCli(['backup', join(nested, 'a.db'), '--db', db, '--json'])
+    assert.equal(missing.code, 1)
+    assert.equal(missing.stdout, '')
+    assert.equal(missing.stderr, `error: backup failed: the directory ${nested} does not exist; pass --mkdir to create it, or run: mkdir -p '${dir}/night ly/o'\\''clock'\n`)
+    assert.equal(existsSync(join(dir, 'night ly')), false, 'nothing created without --mkdir')
+    const made = await runJson(['backup', join(nested, 'a.db'), '--db', db, '--mkdir'])
+    assert.equal(made.backup, join(nested, 'a.db'))
+    assert.equal(statSync(nested).mode & 0o777, 0o700)
+    assert.equal(statSync(join(dir, 'night ly')).mode & 0o777, 0o700)
+    const copy = openSqlite(made.backup, { readonly: true })
+    try {
+      assert.equal(copy.pragma('integrity_check', { simple: true }), 'ok')
+    } finally {
+      copy.close()
+    }
+    assert.equal((await runCli(['backup', join(nested, 'b.db'), '--db', db, '--mkdir'])).code, 0, '--mkdir on an existing directory is fine')
+    writeFileSync(join(dir, 'plain-file'), '')
+    const blocked = await runCli(['backup', join(dir, 'plain-file', 'sub', 'a.db'), '--db', db, '--mkdir'])
+    assert.equal(blocked.code, 1)
+    assert.match(blocked.stderr, /^error: backup failed: cannot create .*plain-file\/sub/)
   })
 })
