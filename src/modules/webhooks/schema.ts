@@ -130,7 +130,7 @@ export const DeliveryView = v.pipe(
 export const DeliveryAttemptView = v.pipe(
   v.strictObject({
     attempt: out.Int(1),
-    at: v.pipe(out.Timestamp, v.description('When the attempt finished')),
+    at: v.pipe(out.Timestamp, v.description('When the attempt started (the request was sent); statistics count attempts by it')),
     trigger: v.pipe(v.picklist(['auto', 'manual']), v.description('`auto`: the first attempt or a scheduled retry; `manual`: a retry asked for')),
     response_code: v.pipe(v.nullable(HttpStatus), v.description('`null` when no complete response arrived in time')),
     duration_ms: out.Int(0),
