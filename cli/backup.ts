@@ -21,11 +21,15 @@ export function backupCommand(): Command {
           throw new CliError(`backup failed: cannot create ${dir}: ${(err as Error).message}`)
         }
       }
+      const { progress, bytes } = await import('./progress.ts')
+      const bar = progress('backing up', bytes)
       let result
       try {
-        result = await backupTo(config.db, target, { overwrite: opts.force === true })
+        result = await backupTo(config.db, target, { overwrite: opts.force === true, onProgress: bar.update })
       } catch (err) {
         throw new CliError(`backup failed: ${(err as Error).message}`)
+      } finally {
+        bar.end()
       }
       const report = { backup: target, bytes: result.bytes, pages: result.pages }
       print(opts, report, () => `backed up ${config.db} to ${target} (${result.bytes} bytes, ${result.pages} pages)`)

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander'
-import { CliError, dataCommand, print, table, withDb } from './util.ts'
+import { renderTable, statusColour, styleFor, timeCell } from './format.ts'
+import { CliError, dataCommand, print, tableCommand, withDb } from './util.ts'
 
 /** Loaded when a keys command runs, never for `--help`/`--version`. */
 const _deps = async () => ({
@@ -7,19 +8,21 @@ const _deps = async () => ({
   ...(await import('../src/http/scopes.ts')),
   ...(await import('../src/modules/keys/service.ts')),
   ...(await import('../src/modules/tenants/service.ts')),
+  ...(await import('./short-ids.ts')),
 })
 
 export function keysCommand(): Command {
   const cmd = new Command('keys').description('issue, list and revoke API keys')
+    .addHelpText('after', '\nExamples:\n  $ travelops keys create --tenant ten_019ab3c4 --name website\n  $ travelops keys list --tenant ten_019ab3c4\n  $ travelops keys revoke key_019ab3c4-9f10')
   dataCommand(cmd.command('create').description('create an API key; the full key is printed once and never again'))
-    .requiredOption('--tenant <ten_id>', 'tenant the key belongs to')
+    .requiredOption('--tenant <ten_id>', 'tenant the key belongs to (a unique prefix of the id is enough)')
     .option('--name <label>', 'a label to recognise the key by')
     .option('--scopes <s1,s2>', 'comma-separated scopes, e.g. orders:read,webhooks:*', '*')
     .addOption(new Option('--rate-limit <n>', 'requests per hour (default: the server\'s --rate-limit)'))
-    .option('--expires-in <duration>', 'lifetime such as 90d, 12h, 30m')
+    .option('--expires-in <duration>', 'lifetime such as 90d, 12h, 30m (default: never expires)')
+    .addHelpText('after', '\nExamples:\n  $ travelops keys create --tenant ten_019ab3c4 --name website --scopes orders:*,webhooks:* --expires-in 365d\n  $ travelops keys create --tenant ten_019ab3c4 --scopes orders:read --rate-limit 100 --json')
     .action((opts) => withDb(opts, async ({ db }) => {
-      const { isId, isValidScope, parseDuration, findTenant, createKey } = await _deps()
-      if (!isId('ten', opts.tenant)) throw new CliError(`--tenant must be a tenant id (ten_…), got '${opts.tenant}'`, 2)
+      const { isValidScope, parseDuration, resolveId, createKey } = await _deps()
       const scopes = [...new Set(String(opts.scopes).split(',').map((s) => s.trim()).filter(Boolean))]
       const bad = scopes.filter((s) => !isValidScope(s))
       if (scopes.length === 0 || bad.length) {
@@ -36,11 +39,11 @@ export function keysCommand(): Command {
         if (ms === null) throw new CliError('--expires-in must look like 90d, 12h, 30m, 45s or 2w', 2)
         lifetimeMs = ms
       }
-      if (!(await findTenant(db, opts.tenant))) throw new CliError(`no tenant ${opts.tenant}`)
+      const tenantId = await resolveId(db, 'tenants', 'ten', opts.tenant, 'tenant', '--tenant')
       // One clock reading: expires_at is exactly created_at + the lifetime asked for.
       const now = new Date()
       const expiresAt = lifetimeMs === undefined ? undefined : new Date(now.getTime() + lifetimeMs)
-      const key = await createKey(db, { tenantId: opts.tenant, name: opts.name, scopes, rateLimit, expiresAt }, now)
+      const key = await createKey(db, { tenantId, name: opts.name, scopes, rateLimit, expiresAt }, now)
       print(opts, key, () => [
         `created key ${key.id} for tenant ${key.tenant_id}`,
         `scopes: ${key.scopes.join(',')}   rate limit: ${key.rate_limit ?? 'server default'}   expires: ${key.expires_at ?? 'never'}`,
@@ -50,21 +53,41 @@ export function keysCommand(): Command {
         'Store it now: it is shown only this once.',
       ].join('\n'))
     }))
-  dataCommand(cmd.command('list').description('list the keys of a tenant (never their secrets)'))
-    .requiredOption('--tenant <ten_id>', 'tenant whose keys to list')
+  tableCommand(cmd.command('list').description('list the keys of a tenant (never their secrets)'))
+    .requiredOption('--tenant <ten_id>', 'tenant whose keys to list (a unique prefix of the id is enough)')
+    .addHelpText('after', '\nExamples:\n  $ travelops keys list --tenant ten_019ab3c4\n  $ travelops keys list --tenant ten_019ab3c4 --wide --no-color')
     .action((opts) => withDb(opts, async ({ db }) => {
-      const { isId, findTenant, listKeys } = await _deps()
-      if (!isId('ten', opts.tenant)) throw new CliError(`--tenant must be a tenant id (ten_…), got '${opts.tenant}'`, 2)
-      if (!(await findTenant(db, opts.tenant))) throw new CliError(`no tenant ${opts.tenant}`)
-      const keys = await listKeys(db, opts.tenant)
-      print(opts, keys, () => table(keys, ['id', 'name', 'prefix', 'scopes', 'rate_limit', 'created_at', 'expires_at', 'revoked_at', 'last_used_at']))
+      const { resolveId, listKeys, shortIds } = await _deps()
+      const tenantId = await resolveId(db, 'tenants', 'ten', opts.tenant, 'tenant', '--tenant')
+      const keys = await listKeys(db, tenantId)
+      if (opts.json) return print(opts, keys, () => '')
+      const now = new Date()
+      const short = opts.wide ? undefined : await shortIds(db, 'api_keys', keys.map((k) => k.id))
+      const time = timeCell(opts.wide, now)
+      type K = (typeof keys)[number]
+      const state = (k: K) => (k.revoked_at ? 'revoked' : k.expires_at && Date.parse(k.expires_at) <= now.getTime() ? 'expired' : 'active')
+      print(opts, keys, () => renderTable(keys, [
+        { header: 'ID', value: (k) => short?.get(k.id) ?? k.id },
+        { header: 'NAME', value: (k) => k.name, flex: true },
+        { header: 'PREFIX', value: (k) => k.prefix, drop: 2 },
+        { header: 'SCOPES', value: (k) => k.scopes.join(','), flex: true },
+        { header: 'STATUS', value: state, colour: (k) => statusColour[state(k)] },
+        { header: 'LIMIT/H', value: (k) => (k.rate_limit === null ? 'default' : String(k.rate_limit)), right: true, drop: 3 },
+        { header: 'LAST USED', value: (k) => time(k.last_used_at) ?? 'never', drop: 1 },
+        { header: 'EXPIRES', value: (k) => time(k.expires_at) ?? 'never' },
+        ...(opts.wide ? [
+          { header: 'CREATED', value: (k: K) => time(k.created_at) },
+          { header: 'REVOKED', value: (k: K) => time(k.revoked_at) },
+        ] : []),
+      ], styleFor(opts), `no keys for ${tenantId}: create one with travelops keys create --tenant ${tenantId}`))
     }))
   dataCommand(cmd.command('revoke').description('revoke a key; it stops working at once, also for a running server'))
-    .argument('<key_id>', 'id of the key (key_…)')
-    .action((keyId: string, opts) => withDb(opts, async ({ db }) => {
-      const { isId, revokeKey } = await _deps()
-      const key = isId('key', keyId) ? await revokeKey(db, keyId, new Date()) : undefined
-      if (!key) throw new CliError(`no key ${keyId}`)
+    .argument('<key_id>', 'id of the key (key_…; a unique prefix is enough)')
+    .addHelpText('after', '\nExample:\n  $ travelops keys revoke key_019ab3c4-9f10')
+    .action((input: string, opts) => withDb(opts, async ({ db }) => {
+      const { resolveId, revokeKey } = await _deps()
+      const key = await revokeKey(db, await resolveId(db, 'api_keys', 'key', input, 'key'), new Date())
+      if (!key) throw new CliError(`no key ${input}`)
       print(opts, { revoked: 1, key }, () => `revoked key ${key.id} at ${key.revoked_at}`)
     }))
   return cmd

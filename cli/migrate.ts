@@ -1,9 +1,11 @@
 import { Command } from 'commander'
-import { CliError, configFrom, dataCommand, print, table } from './util.ts'
+import { renderTable, styleFor, timeCell } from './format.ts'
+import { CliError, configFrom, print, tableCommand } from './util.ts'
 
 export function migrateCommand(): Command {
-  return dataCommand(new Command('migrate').description('apply pending database migrations (serve also does this at start)'))
+  return tableCommand(new Command('migrate').description('apply pending database migrations (serve also does this at start)'))
     .option('--status', 'list migrations and whether they are applied, without applying')
+    .addHelpText('after', '\nExamples:\n  $ travelops migrate --db /var/lib/travelops/travelops.db\n  $ travelops migrate --status --json')
     .action(async (opts) => {
       const config = await configFrom({ db: opts.db })
       const [{ migrate, migrationStatus }, { openSqlite }] = await Promise.all([import('../src/db/migrate.ts'), import('../src/db/sqlite.ts')])
@@ -16,10 +18,20 @@ export function migrateCommand(): Command {
       try {
         if (opts.status) {
           const list = migrationStatus(db)
-          print(opts, list, () => table(list.map((m) => ({ ...m, applied_at: m.applied_at ?? 'pending' })), ['name', 'applied_at']))
+          const time = timeCell(opts.wide, new Date())
+          print(opts, list, () => renderTable(list, [
+            { header: 'MIGRATION', value: (m) => m.name },
+            { header: 'STATUS', value: (m) => (m.applied_at ? 'applied' : 'pending'), colour: (m) => (m.applied_at ? 'green' : 'yellow') },
+            { header: 'APPLIED', value: (m) => time(m.applied_at) },
+          ], styleFor(opts)))
           return
         }
-        const applied = migrate(db)
+        const { progress } = await import('./progress.ts')
+        const bar = progress('migrating')
+        const applied = migrate(db, undefined, {
+          start: (name, i, n) => bar.line(`applying ${name} (${i + 1} of ${n})…`),
+          end: (name, ms) => bar.line(`applied ${name} in ${(ms / 1000).toFixed(1)} s`),
+        })
         print(opts, { applied }, () => (applied.length ? `applied ${applied.join(', ')}` : 'database is up to date'))
       } catch (err) {
         throw new CliError((err as Error).message)

@@ -19,6 +19,17 @@ export function createProgram(): Command {
     .description('Self-hosted multi-tenant REST API for travel operators, with signed, retried webhooks.')
     .version(VERSION, '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', [
+      '',
+      'Every command but serve takes --json (one JSON document on stdout). Exit codes: 0 done,',
+      '1 the operation failed, 2 usage error. Ids in arguments may be cut to a unique prefix.',
+      '',
+      'Examples:',
+      '  $ travelops serve --port 8080',
+      '  $ travelops tenants create --name "Nordic Trails"',
+      '  $ travelops keys create --tenant ten_019ab3c4 --name website',
+      '  $ travelops deliveries list --status failed',
+    ].join('\n'))
   program.addCommand(serveCommand())
   program.addCommand(migrateCommand())
   program.addCommand(tenantsCommand())

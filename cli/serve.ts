@@ -1,23 +1,32 @@
 import { Command, Option } from 'commander'
+import { DEFAULT_CONFIG as D } from '../src/config-defaults.ts'
 import { configFrom, dbOption } from './util.ts'
 
 export function serveCommand(): Command {
   return new Command('serve')
     .description('run the /v1 HTTP API and the webhook delivery loop')
     .addOption(dbOption())
-    .addOption(new Option('--host <host>', 'listen address').env('HOST'))
-    .addOption(new Option('--port <port>', 'listen port (0 = any free port)').env('PORT'))
-    .addOption(new Option('--allow-private-targets', 'allow webhook URLs on loopback/private/link-local addresses').env('TRAVELOPS_ALLOW_PRIVATE_TARGETS'))
-    .addOption(new Option('--retry-base <ms>', 'first webhook retry delay in ms (then ×10 each retry)').env('TRAVELOPS_RETRY_BASE_MS'))
-    .addOption(new Option('--delivery-timeout <ms>', 'receiver deadline in ms').env('TRAVELOPS_DELIVERY_TIMEOUT_MS'))
-    .addOption(new Option('--rate-limit <n>', 'requests per hour for keys created without their own limit').env('TRAVELOPS_RATE_LIMIT'))
-    .addOption(new Option('--max-webhooks <n>', 'webhook subscriptions per tenant (default 50)').env('TRAVELOPS_MAX_WEBHOOKS'))
-    .addOption(new Option('--disable-after <duration>', 'disable a webhook subscription whose every attempt failed this long (e.g. 5d, 12h, 30s; 0 = never; default 5d)').env('TRAVELOPS_DISABLE_AFTER'))
-    .addOption(new Option('--retention <duration>', 'delete finished deliveries and their events this long after (e.g. 30d, 12h; 0 = keep everything; default 30d)').env('TRAVELOPS_RETENTION'))
-    .addOption(new Option('--metrics', 'serve GET /metrics in the Prometheus text format').env('TRAVELOPS_METRICS'))
-    .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS (with --tls-key)').env('TRAVELOPS_TLS_CERT'))
+    .addOption(new Option('--host <host>', `listen address (default: ${D.host}; 0.0.0.0 for every interface)`).env('HOST'))
+    .addOption(new Option('--port <port>', `listen port (default: ${D.port}; 0 = any free port, printed)`).env('PORT'))
+    .addOption(new Option('--allow-private-targets', 'allow webhook URLs on loopback/private/link-local addresses (default: off; env value 1/true/yes/on)').env('TRAVELOPS_ALLOW_PRIVATE_TARGETS'))
+    .addOption(new Option('--retry-base <ms>', `first webhook retry delay in ms, then ×10 each retry (default: ${D.retryBaseMs})`).env('TRAVELOPS_RETRY_BASE_MS'))
+    .addOption(new Option('--delivery-timeout <ms>', `receiver deadline in ms (default: ${D.deliveryTimeoutMs})`).env('TRAVELOPS_DELIVERY_TIMEOUT_MS'))
+    .addOption(new Option('--rate-limit <n>', `requests per hour for keys created without their own limit (default: ${D.rateLimit})`).env('TRAVELOPS_RATE_LIMIT'))
+    .addOption(new Option('--max-webhooks <n>', `webhook subscriptions per tenant (default: ${D.maxWebhooks})`).env('TRAVELOPS_MAX_WEBHOOKS'))
+    .addOption(new Option('--disable-after <duration>', `disable a webhook subscription whose every attempt failed this long, e.g. 5d, 12h, 30s; 0 = never (default: ${_days(D.disableAfterMs)})`).env('TRAVELOPS_DISABLE_AFTER'))
+    .addOption(new Option('--retention <duration>', `delete finished deliveries and their events this long after, e.g. 30d, 12h; 0 = keep everything (default: ${_days(D.retentionMs)})`).env('TRAVELOPS_RETENTION'))
+    .addOption(new Option('--metrics', 'serve GET /metrics in the Prometheus text format (default: off; env value 1/true/yes/on)').env('TRAVELOPS_METRICS'))
+    .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS, with --tls-key (default: plain HTTP)').env('TRAVELOPS_TLS_CERT'))
     .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('TRAVELOPS_TLS_KEY'))
-    .addOption(new Option('--log-level <level>', 'debug, info, warn, error or silent').env('TRAVELOPS_LOG_LEVEL'))
+    .addOption(new Option('--log-level <level>', `debug, info, warn, error or silent (default: ${D.logLevel})`).env('TRAVELOPS_LOG_LEVEL'))
+    .addHelpText('after', [
+      '',
+      'Flags win over environment variables, which win over the defaults.',
+      '',
+      'Examples:',
+      '  $ travelops serve --db /var/lib/travelops/travelops.db --host 0.0.0.0 --port 8080',
+      '  $ TRAVELOPS_RETENTION=90d travelops serve --tls-cert cert.pem --tls-key key.pem --metrics',
+    ].join('\n'))
     .action(async (opts, cmd: Command) => {
       // commander turns a boolean flag on whenever its env twin is set at all (=0 too): hand the
       // value itself to the config, which reads 1/true/yes/on as on and anything else as off.
@@ -40,3 +49,5 @@ export function serveCommand(): Command {
       process.stdout.write(`travelops listening on ${server.url}\n`)
     })
 }
+
+const _days = (ms: number) => (ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : `${ms / 1000}s`)

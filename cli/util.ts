@@ -15,12 +15,19 @@ export class CliError extends Error {
 /** Ends a command whose answer is already printed (e.g. `invalid`) with this exit code, saying nothing more. */
 export const quietExit = (exitCode: number) => new CliError('', exitCode)
 
-export const dbOption = () => new Option('--db <path>', 'SQLite database file').env('TRAVELOPS_DB')
+export const dbOption = () => new Option('--db <path>', 'SQLite database file (default: ./travelops.db)').env('TRAVELOPS_DB')
 export const jsonOption = () => new Option('--json', 'print exactly one JSON document on stdout')
 
 /** Adds `--db` and `--json` to a data command. */
 export function dataCommand(cmd: Command): Command {
   return cmd.addOption(dbOption()).addOption(jsonOption())
+}
+
+/** A data command that prints tables: also `--wide` (full ids, exact times, every column) and `--no-color`. */
+export function tableCommand(cmd: Command): Command {
+  return dataCommand(cmd)
+    .addOption(new Option('--wide', 'full ids, exact times and every column, never cut to the terminal\'s width'))
+    .addOption(new Option('--no-color', 'no colour even on a terminal (also: NO_COLOR=1)'))
 }
 
 export async function configFrom(opts: Record<string, unknown>): Promise<Config> {
@@ -54,11 +61,3 @@ export function print(opts: { json?: boolean }, value: unknown, human: () => str
   process.stdout.write(opts.json ? JSON.stringify(value, null, 2) + '\n' : human() + '\n')
 }
 
-/** Aligned columns for human listings. */
-export function table(rows: readonly object[], columns: string[]): string {
-  if (rows.length === 0) return '(none)'
-  const cell = (v: unknown) => (v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') : String(v))
-  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell((r as Record<string, unknown>)[c]).length)))
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()
-  return [line(columns), ...rows.map((r) => line(columns.map((c) => cell((r as Record<string, unknown>)[c]))))].join('\n')
-}

@@ -8,6 +8,12 @@ export function verifyCommand(): Command {
     .requiredOption('--signature <sig>', 'the signature: lower-case hex, or sha256=<hex>')
     .option('--file <body-file>', 'file holding the exact body received (default: read it from stdin)')
     .addOption(jsonOption())
+    .addHelpText('after', [
+      '',
+      'Examples:',
+      '  $ travelops verify --secret "$WEBHOOK_SECRET" --signature sha256=5d41… --file body.json',
+      '  $ TRAVELOPS_WEBHOOK_SECRET=… travelops verify --signature 5d41… < body.json',
+    ].join('\n'))
     .action(async (opts) => {
       const { verifySignature } = await import('../src/delivery/sign.ts')
       const body = opts.file !== undefined ? await _readFile(opts.file) : await _readStdin()

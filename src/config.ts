@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { parseDurationSetting } from './lib/duration.ts'
 import { LOG_LEVELS, type LogLevel } from './lib/logger.ts'
+import { DEFAULT_CONFIG } from './config-defaults.ts'
 
 /** Resolved configuration of a process. Flags win over environment, which wins over these defaults. */
 export interface Config {
@@ -25,22 +26,7 @@ export interface Config {
   tlsKey: string | null
 }
 
-export const DEFAULT_CONFIG: Config = {
-  db: './travelops.db',
-  host: '127.0.0.1',
-  port: 3000,
-  allowPrivateTargets: false,
-  retryBaseMs: 60_000,
-  deliveryTimeoutMs: 30_000,
-  rateLimit: 1000,
-  logLevel: 'info',
-  maxWebhooks: 50,
-  disableAfterMs: 5 * 86_400_000,
-  retentionMs: 30 * 86_400_000,
-  metrics: false,
-  tlsCert: null,
-  tlsKey: null,
-}
+export { DEFAULT_CONFIG }
 
 const int = (min: number, max: number) =>
   v.pipe(

@@ -3,6 +3,8 @@ import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, openSync, rename
 import { basename, dirname, join } from 'node:path'
 import { openSqlite } from './sqlite.ts'
 
+const STEP_PAGES = 1024
+
 export interface BackupResult {
   /** Size of the copy. */
   bytes: number
@@ -12,14 +14,18 @@ export interface BackupResult {
 
 /**
  * Copies the database `file` to `dest` while other processes (a running `serve`) keep reading
- * and writing it. SQLite's online backup API copies every page in one step under one read
+ * and writing it. SQLite's online backup API copies the pages in steps under one read
  * transaction, so the copy is a single consistent snapshot; in WAL mode that read does not
  * block writers. The copy goes to a temporary file beside `dest`, is flushed to disk, then
  * moved into place, so `dest` is never seen half-written. An existing `dest` is refused
  * (atomically: by hard link) unless `overwrite`. The copy gets the permissions of `file`: it
  * holds the same secrets (webhook signing secrets).
  */
-export async function backupTo(file: string, dest: string, opts: { overwrite?: boolean } = {}): Promise<BackupResult> {
+export async function backupTo(
+  file: string,
+  dest: string,
+  opts: { overwrite?: boolean; onProgress?: (copiedBytes: number, totalBytes: number) => void } = {},
+): Promise<BackupResult> {
   if (!existsSync(file)) throw new Error(`no database at ${file}`)
   if (!opts.overwrite && existsSync(dest)) throw new Error(`${dest} exists; pass --force to replace it`)
   const tmp = join(dirname(dest), `.${basename(dest)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
@@ -28,8 +34,23 @@ export async function backupTo(file: string, dest: string, opts: { overwrite?: b
     // Owner-only from the first byte (CONTRACT §9: it holds webhook secrets), whatever the umask.
     closeSync(openSync(tmp, 'wx', 0o600))
     chmodSync(tmp, 0o600)
-    // transfer(0) first starts the backup; then every remaining page in one step.
-    const progress = await db.backup(tmp, { progress: () => 0x7fffffff })
+    // One read transaction held across every step: the copy is the snapshot of its start, and
+    // writers (serve) go on meanwhile; without it a change made between two steps would start
+    // the copy over. Steps of 1024 pages let the caller show progress.
+    const pageSize = db.pragma('page_size', { simple: true }) as number
+    db.prepare('BEGIN').run()
+    db.prepare('SELECT count(*) FROM sqlite_schema').get()
+    let progress
+    try {
+      progress = await db.backup(tmp, {
+        progress: ({ totalPages, remainingPages }) => {
+          opts.onProgress?.((totalPages - remainingPages) * pageSize, totalPages * pageSize)
+          return STEP_PAGES
+        },
+      })
+    } finally {
+      db.prepare('COMMIT').run()
+    }
     _fsync(tmp)
     _place(tmp, dest, opts.overwrite ?? false)
     _fsyncDir(dirname(dest))

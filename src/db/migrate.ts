@@ -29,7 +29,13 @@ export function migrationStatus(db: SqliteDatabase, files = loadMigrationFiles()
  * Applies pending migrations in name order, each in one IMMEDIATE transaction together
  * with its schema_migrations row. Refuses to run when an applied file was edited since.
  */
-export function migrate(db: SqliteDatabase, files: MigrationFile[] = loadMigrationFiles()): string[] {
+export interface MigrateObserver {
+  /** Called before each pending migration is applied, and after it with the milliseconds it took. */
+  start?(name: string, index: number, count: number): void
+  end?(name: string, ms: number): void
+}
+
+export function migrate(db: SqliteDatabase, files: MigrationFile[] = loadMigrationFiles(), observer: MigrateObserver = {}): string[] {
   _ensureTable(db)
   const applied = new Map(
     (db.prepare('SELECT name, checksum FROM schema_migrations').all() as { name: string; checksum: string }[])
@@ -42,8 +48,10 @@ export function migrate(db: SqliteDatabase, files: MigrationFile[] = loadMigrati
     }
   }
   const done: string[] = []
-  for (const f of files) {
-    if (applied.has(f.name)) continue
+  const pending = files.filter((f) => !applied.has(f.name))
+  for (const [index, f] of pending.entries()) {
+    observer.start?.(f.name, index, pending.length)
+    const started = performance.now()
     const apply = db.transaction(() => {
       // Another process may have applied it between our read and this write lock.
       if (db.prepare('SELECT 1 FROM schema_migrations WHERE name = ?').get(f.name)) return false
@@ -53,6 +61,7 @@ export function migrate(db: SqliteDatabase, files: MigrationFile[] = loadMigrati
       return true
     })
     if (apply.immediate()) done.push(f.name)
+    observer.end?.(f.name, performance.now() - started)
   }
   return done
 }

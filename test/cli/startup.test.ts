@@ -42,7 +42,7 @@ describe('CLI start-up', () => {
   test('--version, --help and a command\'s --help load only commander and the command definitions', () => {
     for (const args of [['--version'], ['--help'], ['deliveries', 'list', '--help'], ['serve', '--help']]) {
       const files = [...new Set(loaded(args))]
-      const unexpected = files.filter((f) => !/^(cli\/[a-z-]+\.(ts|cjs)|src\/version\.ts|package\.json|node_modules\/commander)$/.test(f))
+      const unexpected = files.filter((f) => !/^(cli\/[a-z-]+\.(ts|cjs)|src\/version\.ts|src\/config-defaults\.ts|package\.json|node_modules\/commander)$/.test(f))
       assert.deepEqual(unexpected, [], `travelops ${args.join(' ')} loaded more than it needs`)
       assert.ok(files.includes('cli/program.ts'))
     }
@@ -61,5 +61,24 @@ describe('CLI start-up', () => {
     for (const opt of ['--secret', 'TRAVELOPS_WEBHOOK_SECRET', '--signature', '--file', '--json']) assert.ok(verify.includes(opt), opt)
     const backup = helpOf('backup')
     for (const opt of ['<dest-file>', '--force', '--db', 'TRAVELOPS_DB', '--json']) assert.ok(backup.includes(opt), opt)
+  })
+
+  test('every command\'s --help has examples, and names the default and the environment twin of each option that has them', async () => {
+    const { createProgram } = await import('../../cli/program.ts')
+    const all = (cmd: import('commander').Command): import('commander').Command[] => [cmd, ...cmd.commands.flatMap(all)]
+    for (const cmd of all(createProgram())) {
+      let text = ''
+      cmd.configureOutput({ writeOut: (s) => (text += s), writeErr: (s) => (text += s) })
+      cmd.outputHelp()
+      const name = cmd.parent ? `${cmd.parent.name()} ${cmd.name()}` : cmd.name()
+      assert.match(text, /\nExamples?:\n {2}\$ travelops /, `${name} --help has an example`)
+      for (const opt of cmd.options) {
+        if (opt.envVar) assert.ok(text.replace(/\s+/g, ' ').includes(`(env: ${opt.envVar})`), `${name} ${opt.long}: env twin`)
+      }
+    }
+    const serve = spawnSync(process.execPath, [BIN, 'serve', '--help'], { encoding: 'utf8' }).stdout.replace(/\s+/g, ' ')
+    for (const shown of ['default: 127.0.0.1', 'default: 3000', 'default: 60000', 'default: 30000', 'default: 1000', 'default: 50', 'default: 5d', 'default: 30d', 'default: info', 'default: ./travelops.db']) {
+      assert.ok(serve.includes(shown), shown)
+    }
   })
 })

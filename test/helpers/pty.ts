@@ -5,15 +5,17 @@ export interface PtyResult {
   code: number | null
   /** stdout and stderr together, as the terminal showed them (with the echoed answer), cursor escapes and CRs removed. */
   output: string
+  /** The same with every escape sequence kept (colours), CRs removed. */
+  raw: string
 }
 
 /**
  * Runs the real CLI on a pseudo-terminal (util-linux `script`), so stdin, stdout and stderr
  * are all TTYs. When the output shows `waitFor`, `answer` is typed (followed by Enter).
- * Stops the process after `timeoutMs` and rejects, rather than hanging the suite.
+ * `cols` sets the terminal's width. Stops the process after `timeoutMs` and rejects, rather than hanging the suite.
  */
-export function runInPty(args: string[], opts: { waitFor?: string; answer?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<PtyResult> {
-  const command = [process.execPath, BIN, ...args].map(_quote).join(' ')
+export function runInPty(args: string[], opts: { waitFor?: string; answer?: string; env?: Record<string, string>; timeoutMs?: number; cols?: number } = {}): Promise<PtyResult> {
+  const command = (opts.cols ? `stty cols ${opts.cols} rows 50; exec ` : '') + [process.execPath, BIN, ...args].map(_quote).join(' ')
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] })
     let output = ''
@@ -34,7 +36,7 @@ export function runInPty(args: string[], opts: { waitFor?: string; answer?: stri
     child.on('error', reject)
     child.on('close', (code) => {
       clearTimeout(timer)
-      resolve({ code, output: _plain(output) })
+      resolve({ code, output: _plain(output), raw: output.replaceAll('\r', '') })
     })
   })
 }
