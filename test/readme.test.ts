@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict'
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { after, before, describe, test } from 'node:test'
+import { assertShellBlocksRun, readmeBlocks } from './helpers/readme.ts'
+
+// The README works word for word: every ```sh block runs with `./travelops` being the checkout's
+// launcher (helpers/readme.ts says how; test/package runs them again with the executable), and
+// both receivers of its Webhooks section get a real signed delivery.
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url))
+const README = join(ROOT, 'README.md')
+
+describe('README', () => {
+  let dir: string
+  let ports: number[]
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'travelops-readme-'))
+    ports = [await _freePort(), await _freePort()]
+  })
+
+  after(() => rmSync(dir, { recursive: true, force: true }))
+
+  test('every sh block runs and prints what the README says', async () => {
+    await assertShellBlocksRun(README, { travelops: join(ROOT, 'travelops'), dir, ports })
+  })
+
+  test('the plain Node.js receiver says what is missing without its secret, and accepts a real signed delivery', async () => {
+    const [plain] = readmeBlocks(README, 'js')
+    assert.ok(plain, 'the README has the receiver')
+    const file = join(dir, 'receiver.mjs')
+    writeFileSync(file, plain.lines.join('\n'))
+    const unset = spawnSync(process.execPath, [file], { encoding: 'utf8', env: { ...process.env, TRAVELOPS_WEBHOOK_SECRET: '' }, timeout: 10_000 })
+    assert.notEqual(unset.status, 0)
+    assert.match(unset.stderr, /TRAVELOPS_WEBHOOK_SECRET/, unset.stderr)
+    assert.doesNotMatch(unset.stderr, /ERR_INVALID_ARG_TYPE/)
+    await _deliverTo(file, dir, 'order.created')
+  })
+
+  test('the standardwebhooks receiver verifies a real delivery', async () => {
+    const [, library] = readmeBlocks(README, 'js')
+    assert.ok(library)
+    const home = join(dir, 'sw')
+    mkdirSync(home)
+    symlinkSync(join(ROOT, 'node_modules'), join(home, 'node_modules'))
+    const file = join(home, 'receiver.mjs')
+    writeFileSync(file, library.lines.join('\n'))
+    await _deliverTo(file, home, 'order.created')
+  })
+})
+
+/** Starts the receiver file with a secret, subscribes it on a real server, makes an order; the receiver must print the event. */
+async function _deliverTo(file: string, cwd: string, event: string): Promise<void> {
+  const { startTestApp, orderBody } = await import('./helpers/app.ts')
+  const app = await startTestApp({ allowPrivateTargets: true })
+  const port = await _freePort()
+  const secret = 'whsec-readme-0123456789'
+  const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, TRAVELOPS_WEBHOOK_SECRET: secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout.on('data', (d) => (out += d))
+  child.stderr.on('data', (d) => (out += d))
+  try {
+    const t = await app.tenant()
+    const hook = await t.request('POST', '/v1/webhooks', { body: { url: `http://127.0.0.1:${port}/hook`, events: [event], secret } })
+    assert.equal(hook.status, 201)
+    let forged = 0
+    for (const started = Date.now(); !forged && Date.now() - started < 10_000;) {
+      forged = await _post(port, '{"event":"order.created"}', { 'x-webhook-signature': '00'.repeat(32) }).catch(() => new Promise<number>((r) => setTimeout(() => r(0), 50)))
+    }
+    assert.equal(forged, 401, `a wrong signature is refused; the receiver printed: ${out}`)
+    const order = await t.request('POST', '/v1/orders', { body: orderBody() })
+    assert.equal(order.status, 201)
+    const deadline = Date.now() + 15_000
+    while (!out.includes(order.body.data.id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    assert.match(out, new RegExp(`${event} ${order.body.data.id}`), `the receiver printed: ${out}`)
+    const deliveries = (await t.request('GET', '/v1/webhooks/deliveries')).body.data
+    assert.equal(deliveries[0].status, 'delivered', JSON.stringify(deliveries[0]))
+  } finally {
+    child.kill()
+    await app.close()
+  }
+}
+
+function _post(port: number, body: string, headers: Record<string, string>): Promise<number> {
+  return fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } }).then((r) => r.status)
+}
+
+function _freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number }
+      s.close(() => resolve(port))
+    })
+    s.on('error', reject)
+  })
+}
