@@ -1,5 +1,5 @@
 import { Command } from 'commander'
-import { CliError, configFrom, dataCommand, print } from './util.ts'
+import { assertDatabase, CliError, configFrom, dataCommand, print } from './util.ts'
 
 export function backupCommand(): Command {
   return dataCommand(new Command('backup').description('write a consistent copy of the database, safe while serve runs'))
@@ -10,6 +10,7 @@ export function backupCommand(): Command {
     .action(async (dest: string, opts) => {
       const config = await configFrom({ db: opts.db })
       const [{ dirname, resolve }, { existsSync, mkdirSync }, { backupTo }] = await Promise.all([import('node:path'), import('node:fs'), import('../src/db/backup.ts')])
+      await assertDatabase(config.db, { create: false, allowPending: true })
       const target = resolve(dest)
       if (target === resolve(config.db)) throw new CliError('<dest-file> is the database itself', 2)
       const dir = dirname(target)

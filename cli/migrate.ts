@@ -1,6 +1,6 @@
 import { Command } from 'commander'
 import { renderTable, styleFor, timeCell } from './format.ts'
-import { CliError, configFrom, print, tableCommand } from './util.ts'
+import { assertDatabase, CliError, configFrom, print, tableCommand } from './util.ts'
 
 export function migrateCommand(): Command {
   return tableCommand(new Command('migrate').description('apply pending database migrations (serve also does this at start)'))
@@ -8,6 +8,7 @@ export function migrateCommand(): Command {
     .addHelpText('after', '\nExamples:\n  $ travelops migrate --db /var/lib/travelops/travelops.db\n  $ travelops migrate --status --json')
     .action(async (opts) => {
       const config = await configFrom({ db: opts.db })
+      await assertDatabase(config.db, opts.status ? { create: false, allowPending: true } : { create: true })
       const [{ migrate, migrationStatus }, { openSqlite }] = await Promise.all([import('../src/db/migrate.ts'), import('../src/db/sqlite.ts')])
       let db
       try {

@@ -39,13 +39,28 @@ export async function configFrom(opts: Record<string, unknown>): Promise<Config>
   }
 }
 
-/** Opens the database named by `--db`/TRAVELOPS_DB (applying pending migrations), runs `fn`, closes it. */
+/**
+ * Checks what `where` holds, without writing (CONTRACT §10, opening safely): a refusal is exit 1
+ * with the reason. `create` only for serve and migrate.
+ */
+export async function assertDatabase(where: string, opts: { create: boolean; allowPending?: boolean }): Promise<void> {
+  const { inspectSqlite, assertUsable, DatabaseRefused } = await import('../src/db/inspect.ts')
+  try {
+    assertUsable(inspectSqlite(where), where, opts)
+  } catch (err) {
+    if (err instanceof DatabaseRefused) throw new CliError(err.message)
+    throw err
+  }
+}
+
+/** Opens the travelops database named by `--db`/TRAVELOPS_DB (never creating or migrating it), runs `fn`, closes it. */
 export async function withDb<T>(opts: Record<string, unknown>, fn: (db: OpenDb) => Promise<T>): Promise<T> {
   const config = await configFrom({ db: opts.db })
+  await assertDatabase(config.db, { create: false })
   const { openDb } = await import('../src/db/connect.ts')
   let opened: OpenDb
   try {
-    opened = openDb(config.db)
+    opened = openDb(config.db, { migrate: false })
   } catch (err) {
     throw new CliError(`cannot open database ${config.db}: ${(err as Error).message}`)
   }

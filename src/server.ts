@@ -6,6 +6,7 @@ import type { Config } from './config.ts'
 import type { AppDeps } from './context.ts'
 import type { RouteDef } from './http/define-route.ts'
 import { openDb } from './db/connect.ts'
+import { assertUsable, inspectSqlite } from './db/inspect.ts'
 import { pruneIdempotencyKeys } from './http/idempotency.ts'
 import type { ResolveAll } from './delivery/guard-connect.ts'
 import { createSender } from './delivery/send.ts'
@@ -41,6 +42,7 @@ export interface StartOptions {
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.logLevel)
   const clock = opts.clock ?? systemClock
+  assertUsable(inspectSqlite(config.db), config.db, { create: true }) // before anything is written
   const opened = openDb(config.db, { migrate: false })
   let unlock = () => {}
   try {

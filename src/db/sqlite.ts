@@ -31,3 +31,16 @@ export function openSqlite(file: string, opts: { readonly?: boolean } = {}): Sql
   db.pragma('busy_timeout = 5000')
   return db
 }
+
+/**
+ * Opens an existing file only to look at it: read-only, no pragmas, nothing written (not even
+ * a -wal file for a database that is not in WAL mode). Throws when the file is missing or is not
+ * a SQLite database.
+ */
+export function openSqliteToInspect(file: string): SqliteDatabase {
+  const options: Database.Options = { readonly: true, fileMustExist: true }
+  if (isSea()) options.nativeBinding = loadSeaNativeAddon() as unknown as string
+  const db = new Database(file, options)
+  db.prepare('SELECT count(*) FROM sqlite_schema').get() // "file is not a database" shows here
+  return db
+}

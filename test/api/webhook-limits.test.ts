@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
-import { apiClient, runJson, startServe } from '../helpers/cli.ts'
+import { apiClient, runJson, startServe, migratedDb } from '../helpers/cli.ts'
 
 const body = (i: number) => ({ url: `https://hooks.example.invalid/${i}`, events: ['*'], secret: 'limits-secret-0123' })
 
@@ -44,7 +44,7 @@ describe('--max-webhooks', () => {
 
   test('serve takes it from TRAVELOPS_MAX_WEBHOOKS, and the flag wins', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'travelops-limit-'))
-    const db = join(dir, 'l.db')
+    const db = migratedDb(join(dir, 'l.db'))
     try {
       const tenant = await runJson(['tenants', 'create', '--name', 'L', '--db', db])
       const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { openSqlite } from '../../src/db/sqlite.ts'
 import { orderBody } from '../helpers/app.ts'
-import { apiClient, runCli, runJson, startServe, until, type ServeProcess } from '../helpers/cli.ts'
+import { apiClient, runCli, runJson, startServe, until, type ServeProcess, migratedDb } from '../helpers/cli.ts'
 
 describe('travelops backup', () => {
   let dir: string
@@ -16,7 +16,7 @@ describe('travelops backup', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-backup-'))
-    db = join(dir, 'live.db')
+    db = migratedDb(join(dir, 'live.db'))
     backups = join(dir, 'backups')
     mkdirSync(backups)
     const tenant = await runJson(['tenants', 'create', '--name', 'Backed Up', '--db', db])

@@ -3,14 +3,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { runCli, runJson, startServe } from '../helpers/cli.ts'
+import { runCli, runJson, startServe, migratedDb } from '../helpers/cli.ts'
 
 describe('the travelops CLI, spawned as a process', () => {
   let dir: string
   let db: string
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-cli-'))
-    db = join(dir, 'cli.db')
+    db = migratedDb(join(dir, 'cli.db'))
   })
   after(() => rmSync(dir, { recursive: true, force: true }))
 

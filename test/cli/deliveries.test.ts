@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { openSqlite } from '../../src/db/sqlite.ts'
 import { orderBody } from '../helpers/app.ts'
-import { apiClient, runCli, runJson, startServe, until, type ServeProcess } from '../helpers/cli.ts'
+import { apiClient, runCli, runJson, startServe, until, type ServeProcess, migratedDb } from '../helpers/cli.ts'
 import { runInPty } from '../helpers/pty.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 
@@ -39,7 +39,7 @@ describe('travelops deliveries, against a running serve and real receivers', () 
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-deliveries-'))
-    db = join(dir, 'd.db')
+    db = migratedDb(join(dir, 'd.db'))
     tenantId = (await json('tenants', 'create', '--name', 'Ops')).id
     const key = await json('keys', 'create', '--tenant', tenantId)
     ok = await startReceiver()
@@ -227,7 +227,7 @@ describe('travelops deliveries, against a running serve and real receivers', () 
 describe('travelops deliveries retry, while the first attempt is still in flight', () => {
   test('a pending delivery is not requeued (exit 1, reason given); it completes on its own', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'travelops-pending-'))
-    const db = join(dir, 'p.db')
+    const db = migratedDb(join(dir, 'p.db'))
     let release = () => {}
     const held = new Promise<void>((r) => (release = r))
     const rx = await startReceiver({ respond: async () => (await held, { status: 204 }) })

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { orderBody } from '../helpers/app.ts'
-import { apiClient, runCli, runJson, startServe, until, type ServeProcess } from '../helpers/cli.ts'
+import { apiClient, runCli, runJson, startServe, until, type ServeProcess, migratedDb } from '../helpers/cli.ts'
 import { runInPty } from '../helpers/pty.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 
@@ -30,7 +30,7 @@ describe('human output of the CLI', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-human-'))
-    db = join(dir, 'h.db')
+    db = migratedDb(join(dir, 'h.db'))
     tenantId = (await runJson(['tenants', 'create', '--name', 'Nordic Trails', '--db', db])).id
     await runJson(['tenants', 'create', '--name', 'Alpine <b>Tours</b>', '--db', db])
     const key = await runJson(['keys', 'create', '--tenant', tenantId, '--name', 'website', '--db', db])

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { Agent, request } from 'undici'
 import { orderBody } from '../helpers/app.ts'
-import { apiClient, runCli, runJson, startServe, until } from '../helpers/cli.ts'
+import { apiClient, runCli, runJson, startServe, until, migratedDb } from '../helpers/cli.ts'
 import { startReceiver } from '../helpers/receiver.ts'
 
 /** §13 Serving and observing: strict ports through listhen, HTTPS, /metrics, the start-up line. */
@@ -18,7 +18,7 @@ describe('serve: ports, HTTPS, metrics, start-up log', () => {
   let key: string
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-serving-'))
-    db = join(dir, 's.db')
+    db = migratedDb(join(dir, 's.db'))
     const tenant = await runJson(['tenants', 'create', '--name', 'S', '--db', db])
     key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
   })

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { bigContent } from '../helpers/big-content.ts'
-import { apiClient, runJson, startServe } from '../helpers/cli.ts'
+import { apiClient, runJson, startServe, migratedDb } from '../helpers/cli.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const kb = (field: string, pid: number) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
@@ -16,7 +16,7 @@ const kb = (field: string, pid: number) => Number(new RegExp(`^${field}:\\s+(\\d
  */
 test('40 slow readers of the largest pages: serve stays under 512 MB and /health answers within 1 s', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'travelops-slow-'))
-  const db = join(dir, 'slow.db')
+  const db = migratedDb(join(dir, 'slow.db'))
   const tenant = await runJson(['tenants', 'create', '--name', 'Big', '--db', db])
   const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
   const server = await startServe(['--db', db, '--log-level', 'silent'])

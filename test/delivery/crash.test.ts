@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { orderBody } from '../helpers/app.ts'
-import { runJson, startServe, type ServeProcess } from '../helpers/cli.ts'
+import { runJson, startServe, type ServeProcess, migratedDb } from '../helpers/cli.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 
 const N = 40
@@ -32,7 +32,7 @@ describe('at-least-once delivery across SIGKILL', () => {
   })
 
   test('every event is delivered at least once after the server is killed mid-flight and restarted', async () => {
-    const db = join(dir, 'crash.db')
+    const db = migratedDb(join(dir, 'crash.db'))
     const tenant = await runJson(['tenants', 'create', '--name', 'Crash', '--db', db])
     const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
     const args = ['--db', db, '--allow-private-targets', '--retry-base', '300', '--delivery-timeout', '2000', '--log-level', 'warn']

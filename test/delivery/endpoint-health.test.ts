@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { orderBody } from '../helpers/app.ts'
-import { apiClient, runJson, startServe, until, type ServeProcess } from '../helpers/cli.ts'
+import { apiClient, runJson, startServe, until, type ServeProcess, migratedDb } from '../helpers/cli.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 
 const SECRET = 'health-secret-0123456'
@@ -17,7 +17,7 @@ describe('endpoint health', () => {
   const receivers: Receiver[] = []
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-health-'))
-    const db = join(dir, 'h.db')
+    const db = migratedDb(join(dir, 'h.db'))
     const tenant = await runJson(['tenants', 'create', '--name', 'H', '--db', db])
     const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
     server = await startServe(['--db', db, '--allow-private-targets', '--log-level', 'warn', '--disable-after', '3s', '--retry-base', '100'])

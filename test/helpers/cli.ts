@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { migrate } from '../../src/db/migrate.ts'
+import { openSqlite } from '../../src/db/sqlite.ts'
 
 export const BIN = fileURLToPath(new URL('../../cli/bin.cjs', import.meta.url))
 
@@ -7,6 +9,20 @@ export interface CliResult {
   code: number | null
   stdout: string
   stderr: string
+}
+
+/**
+ * A new, migrated database file at `file` (in-process, as `travelops migrate` would make it):
+ * only serve and migrate create a database, every other command needs one (CONTRACT §10).
+ */
+export function migratedDb(file: string): string {
+  const db = openSqlite(file)
+  try {
+    migrate(db)
+  } finally {
+    db.close()
+  }
+  return file
 }
 
 /** Runs the real CLI as a process (the Node running the tests, ≥ 22). */

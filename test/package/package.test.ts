@@ -118,8 +118,9 @@ const e2e = {
 }
 const WEBHOOK_SECRET = 'whsec_packaged_0123456789'
 
-test('e2e: tenants create', () => {
+test('e2e: migrate, tenants create', () => {
   e2e.db = join(sb.work, 'e2e.db')
+  migrateFresh(sb, e2e.db)
   const tenant = runJson(sb, ['tenants', 'create', '--name', 'Packaged Tours', '--db', e2e.db])
   assert.match(String(tenant.id), /^ten_/)
   e2e.tenantId = String(tenant.id)
