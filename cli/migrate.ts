@@ -1,24 +1,17 @@
 import { Command } from 'commander'
 import { renderTable, styleFor, timeCell } from './format.ts'
-import { assertDatabase, CliError, configFrom, print, tableCommand } from './util.ts'
+import { CliError, print, tableCommand, withDb } from './util.ts'
 
 export function migrateCommand(): Command {
   return tableCommand(new Command('migrate').description('apply pending database migrations (serve also does this at start)'))
     .option('--status', 'list migrations and whether they are applied, without applying')
     .addHelpText('after', '\nExamples:\n  $ travelops migrate --db /var/lib/travelops/travelops.db\n  $ travelops migrate --status --json')
-    .action(async (opts) => {
-      const config = await configFrom({ db: opts.db })
-      await assertDatabase(config.db, opts.status ? { create: false, allowPending: true } : { create: true })
-      const [{ migrate, migrationStatus }, { openSqlite }] = await Promise.all([import('../src/db/migrate.ts'), import('../src/db/sqlite.ts')])
-      let db
-      try {
-        db = openSqlite(config.db)
-      } catch (err) {
-        throw new CliError(`cannot open database ${config.db}: ${(err as Error).message}`)
-      }
+    .action((opts) => withDb(opts, async (opened) => {
+      const { migrationStatus, migrate } = await import('../src/db/migrate.ts')
+      const { migrationStatusPostgres, migratePostgres } = opened.engine === 'postgres' ? await import('../src/db/migrate-pg.ts') : {} as never
       try {
         if (opts.status) {
-          const list = migrationStatus(db)
+          const list = opened.sqlite ? migrationStatus(opened.sqlite) : await migrationStatusPostgres(opened.db)
           const time = timeCell(opts.wide, new Date())
           print(opts, list, () => renderTable(list, [
             { header: 'MIGRATION', value: (m) => m.name },
@@ -29,15 +22,14 @@ export function migrateCommand(): Command {
         }
         const { progress } = await import('./progress.ts')
         const bar = progress('migrating')
-        const applied = migrate(db, undefined, {
-          start: (name, i, n) => bar.line(`applying ${name} (${i + 1} of ${n})…`),
-          end: (name, ms) => bar.line(`applied ${name} in ${(ms / 1000).toFixed(1)} s`),
-        })
+        const observer = {
+          start: (name: string, i: number, n: number) => bar.line(`applying ${name} (${i + 1} of ${n})…`),
+          end: (name: string, ms: number) => bar.line(`applied ${name} in ${(ms / 1000).toFixed(1)} s`),
+        }
+        const applied = opened.sqlite ? migrate(opened.sqlite, undefined, observer) : await migratePostgres(opened.db, undefined, observer)
         print(opts, { applied }, () => (applied.length ? `applied ${applied.join(', ')}` : 'database is up to date'))
       } catch (err) {
         throw new CliError((err as Error).message)
-      } finally {
-        db.close()
       }
-    })
+    }, opts.status ? { allowPending: true } : { create: true }))
 }

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander'
 import type { Config } from '../src/config.ts'
-import type { OpenDb } from '../src/db/connect.ts'
+import type { OpenDb, OpenOptions } from '../src/db/connect.ts'
 
 // Only commander and types are imported here at the top: `--version` and `--help` load this
 // file, and everything heavier (valibot, kysely, SQLite, h3) is imported when an action runs.
@@ -40,11 +40,13 @@ export async function configFrom(opts: Record<string, unknown>): Promise<Config>
 }
 
 /**
- * Checks what `where` holds, without writing (CONTRACT §10, opening safely): a refusal is exit 1
- * with the reason. `create` only for serve and migrate.
+ * Checks what the SQLite file `where` holds, without writing (CONTRACT §10, opening safely):
+ * a refusal is exit 1 with the reason. `create` only for serve and migrate. (openDatabase()
+ * makes the same checks for both engines.)
  */
 export async function assertDatabase(where: string, opts: { create: boolean; allowPending?: boolean }): Promise<void> {
-  const { inspectSqlite, assertUsable, DatabaseRefused } = await import('../src/db/inspect.ts')
+  const [{ inspectSqlite, assertUsable, DatabaseRefused }, { isPostgresUrl }] = await Promise.all([import('../src/db/inspect.ts'), import('../src/db/pg-common.ts')])
+  if (isPostgresUrl(where)) return
   try {
     assertUsable(inspectSqlite(where), where, opts)
   } catch (err) {
@@ -53,16 +55,22 @@ export async function assertDatabase(where: string, opts: { create: boolean; all
   }
 }
 
-/** Opens the travelops database named by `--db`/TRAVELOPS_DB (never creating or migrating it), runs `fn`, closes it. */
-export async function withDb<T>(opts: Record<string, unknown>, fn: (db: OpenDb) => Promise<T>): Promise<T> {
+/**
+ * Opens the travelops database named by `--db`/TRAVELOPS_DB, a SQLite file or a PostgreSQL URL,
+ * after checking it (a refusal is exit 1), runs `fn`, closes it. Only `migrate` passes `create`.
+ */
+export async function withDb<T>(opts: Record<string, unknown>, fn: (db: OpenDb) => Promise<T>, open: OpenOptions = {}): Promise<T> {
   const config = await configFrom({ db: opts.db })
-  await assertDatabase(config.db, { create: false })
-  const { openDb } = await import('../src/db/connect.ts')
+  const [{ openDatabase }, { DatabaseRefused }, { redactUrl, isPostgresUrl }] = await Promise.all([
+    import('../src/db/connect.ts'), import('../src/db/inspect.ts'), import('../src/db/pg-common.ts'),
+  ])
   let opened: OpenDb
   try {
-    opened = openDb(config.db, { migrate: false })
+    opened = await openDatabase(config.db, open)
   } catch (err) {
-    throw new CliError(`cannot open database ${config.db}: ${(err as Error).message}`)
+    if (err instanceof DatabaseRefused) throw new CliError(err.message)
+    const where = isPostgresUrl(config.db) ? redactUrl(config.db) : config.db
+    throw new CliError(`cannot open database ${where}: ${(err as Error).message}`)
   }
   try {
     return await fn(opened)

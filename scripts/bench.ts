@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net'
 import { Agent, request } from 'undici'
-import { openDb, type OpenDb } from '../src/db/connect.ts'
+import { openDb, type OpenSqliteDb } from '../src/db/connect.ts'
 import type { LoadResult, LoadSpec } from './bench/load.ts'
 import { killAll, spawnChild, type Child } from './bench/procs.ts'
 import { fmt, gitCommit, machine, percentile, printTable, writeResults, type Figure } from './bench/report.ts'
@@ -38,7 +38,7 @@ const S = {
 }
 
 interface Measured extends LoadResult { cpuUsPerReq: number }
-interface Ctx { tmp: string; opened: OpenDb; serve: Child; bare: Child; receiver: Child; serveUrl: string; bareUrl: string; rxUrl: string }
+interface Ctx { tmp: string; opened: OpenSqliteDb; serve: Child; bare: Child; receiver: Child; serveUrl: string; bareUrl: string; rxUrl: string }
 
 async function main(): Promise<void> {
   const started = performance.now()

@@ -90,6 +90,7 @@ async function _bundle(migrations: MigrationFile[]): Promise<string> {
     packages: 'bundle',
     define: {
       __TRAVELOPS_MIGRATIONS__: JSON.stringify(migrations),
+      __TRAVELOPS_PG_MIGRATIONS__: JSON.stringify(readMigrationDir(join(ROOT, 'migrations', 'postgres'))),
       // CommonJS has no import.meta; give the few modules that read it a real file URL.
       'import.meta.url': '__travelops_import_meta_url',
       'import.meta.filename': '__filename',

@@ -4,6 +4,7 @@ import type { AppDeps, TenantContext } from './context.ts'
 import { authenticate, type Caller } from './http/auth.ts'
 import type { Method, RouteDef } from './http/define-route.ts'
 import { ApiError, badRequest, forbidden, notFound } from './http/errors.ts'
+import { isRetryable, isUniqueViolation } from './db/pg-common.ts'
 import { errorJson, executeRoute } from './http/execute.ts'
 import { RateLimiter, type RateDecision } from './http/rate-limit.ts'
 import { grants, scopeName } from './http/scopes.ts'
@@ -139,6 +140,10 @@ function _errorOut(err: unknown, state: RequestState, deps: AppDeps, event: H3Ev
   let apiError: ApiError
   if (err instanceof ApiError) apiError = err
   else if (_status(err) === 400) apiError = new ApiError(400, 'bad_request', 'Malformed request URL')
+  // Two writers raced past a check to the same unique key (a slug, a product code, an
+  // idempotency key) or kept conflicting (PostgreSQL, several processes): the loser is told so.
+  else if (isUniqueViolation(err)) apiError = new ApiError(409, 'conflict', 'A concurrent request changed this resource first; retry')
+  else if (isRetryable(err)) apiError = new ApiError(409, 'conflict', 'Too many concurrent changes to this resource; retry')
   else {
     deps.logger.error('unhandled error', { request_id: state.requestId, method: event.req.method, path: event.url.pathname, error: String((err as Error)?.stack ?? err) })
     apiError = new ApiError(500, 'internal_error', 'Internal server error')

@@ -1,3 +1,4 @@
+import type { Engine } from './db/migration-files.ts'
 import type { Db } from './db/connect.ts'
 import type { Clock } from './lib/clock.ts'
 import type { Config } from './config.ts'
@@ -8,6 +9,8 @@ import type { Metrics } from './http/metrics.ts'
 /** What the process shares: database, clock, configuration, logger, the worker's doorbell. */
 export interface AppDeps {
   db: Db
+  /** Which engine `db` is (CONTRACT §10); the few engine-specific rules look at it. */
+  engine?: Engine
   clock: Clock
   config: Config
   logger: Logger

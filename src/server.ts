@@ -5,7 +5,10 @@ import { createMetrics } from './http/metrics.ts'
 import type { Config } from './config.ts'
 import type { AppDeps } from './context.ts'
 import type { RouteDef } from './http/define-route.ts'
-import { openDb } from './db/connect.ts'
+import { openDatabase, openDb, type OpenDb } from './db/connect.ts'
+import type { Engine } from './db/migration-files.ts'
+import { isPostgresUrl, redactUrl } from './db/pg-common.ts'
+import type { DeliveryStore } from './delivery/port.ts'
 import { assertUsable, inspectSqlite } from './db/inspect.ts'
 import { pruneIdempotencyKeys } from './http/idempotency.ts'
 import type { ResolveAll } from './delivery/guard-connect.ts'
@@ -42,27 +45,18 @@ export interface StartOptions {
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.logLevel)
   const clock = opts.clock ?? systemClock
-  assertUsable(inspectSqlite(config.db), config.db, { create: true }) // before anything is written
-  const opened = openDb(config.db, { migrate: false })
-  let unlock = () => {}
-  try {
-    assertNoOtherServe(opened.sqlite, config.db) // before migrating: a refused start writes nothing
-    migrate(opened.sqlite)
-    unlock = acquireServeLock(opened.sqlite, config.db, `srv_${randomUUID()}`, clock.now())
-  } catch (err) {
-    await opened.close()
-    throw err
-  }
+  const { opened, store, unlock, engine } = await _open(config, clock)
   const userAgent = `travelops/${VERSION}`
   const metrics = config.metrics ? await createMetrics(opened.db, clock) : undefined
   const worker = startWorker({
     observe: metrics ? (outcome, seconds) => metrics.attempt(outcome, seconds) : undefined,
-    store: sqliteDeliveryStore(opened.db, { disableAfterMs: config.disableAfterMs }), clock, logger, userAgent,
+    store, clock, logger, userAgent,
     sender: createSender({ timeoutMs: config.deliveryTimeoutMs, allowPrivate: config.allowPrivateTargets, userAgent, resolve: opts.resolve }),
     retryBaseMs: config.retryBaseMs,
     timeoutMs: config.deliveryTimeoutMs,
   })
-  const deps: AppDeps = { db: opened.db, clock, config, logger, notify: () => worker.wake(), resolve: opts.resolve, metrics }
+  const notify = store.announce ? () => (worker.wake(), store.announce!()) : () => worker.wake()
+  const deps: AppDeps = { db: opened.db, engine, clock, config, logger, notify, resolve: opts.resolve, metrics }
   const app = createApp(deps)
   let listening: Listening
   try {
@@ -74,7 +68,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     throw err
   }
   const { server, url } = listening
-  logger.info('travelops started', { version: VERSION, engine: 'sqlite', db: config.db, url })
+  logger.info('travelops started', { version: VERSION, engine, db: engine === 'sqlite' ? config.db : redactUrl(config.db), url })
 
   const pruner = startPruner({ db: opened.db, retentionMs: config.retentionMs, clock, logger })
   const prune = setInterval(() => {
@@ -101,4 +95,29 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   })())
 
   return { url, deps, routes: app.routes, stop }
+}
+
+/**
+ * The database and the delivery store of this engine. SQLite: one serve per file (checked
+ * before migrating, so a refused start writes nothing), every lease freed at start.
+ * PostgreSQL: any number of serve processes; migrations under an advisory lock.
+ */
+async function _open(config: Config, clock: Clock): Promise<{ opened: OpenDb; store: DeliveryStore; unlock: () => void; engine: Engine }> {
+  const health = { disableAfterMs: config.disableAfterMs }
+  if (isPostgresUrl(config.db)) {
+    const opened = await openDatabase(config.db, { create: true, migrate: true })
+    const { pgDeliveryStore } = await import('./db/pg-delivery-store.ts')
+    return { opened, store: pgDeliveryStore(opened.db, config.db, health), unlock: () => {}, engine: 'postgres' }
+  }
+  assertUsable(inspectSqlite(config.db), config.db, { create: true }) // before anything is written
+  const opened = openDb(config.db, { migrate: false })
+  try {
+    assertNoOtherServe(opened.sqlite, config.db)
+    migrate(opened.sqlite)
+    const unlock = acquireServeLock(opened.sqlite, config.db, `srv_${randomUUID()}`, clock.now())
+    return { opened, store: sqliteDeliveryStore(opened.db, health), unlock, engine: 'sqlite' }
+  } catch (err) {
+    await opened.close()
+    throw err
+  }
 }

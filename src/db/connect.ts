@@ -4,14 +4,68 @@ import {
 } from 'kysely'
 import type { Database } from './schema.ts'
 import { openSqlite, type SqliteDatabase } from './sqlite.ts'
-import { migrate } from './migrate.ts'
+import { migrate, type MigrateObserver } from './migrate.ts'
+import type { Engine } from './migration-files.ts'
 
 export type Db = Kysely<Database>
 
 export interface OpenDb {
   db: Db
-  sqlite: SqliteDatabase
+  engine: Engine
+  /** The SQLite connection (SQLite only). */
+  sqlite?: SqliteDatabase
   close(): Promise<void>
+}
+
+/** A SQLite database opened by openDb(): its connection is at hand. */
+export interface OpenSqliteDb extends OpenDb {
+  sqlite: SqliteDatabase
+}
+
+export interface OpenOptions {
+  /** serve and migrate: a missing or empty database may be created. */
+  create?: boolean
+  /** Apply pending migrations (serve, migrate). */
+  migrate?: boolean
+  /** A database with pending migrations is fine (migrate --status, backup). */
+  allowPending?: boolean
+  observer?: MigrateObserver
+}
+
+/**
+ * Opens the database `--db` names, SQLite file or `postgres://` URL, after looking at it
+ * without writing (CONTRACT §10, opening safely: throws DatabaseRefused). SQLite loads no
+ * PostgreSQL code and the other way round.
+ */
+export async function openDatabase(target: string, opts: OpenOptions = {}): Promise<OpenDb> {
+  const { assertUsable, inspectSqlite } = await import('./inspect.ts')
+  const { isPostgresUrl } = await import('./pg-common.ts')
+  if (!isPostgresUrl(target)) {
+    assertUsable(inspectSqlite(target), target, { create: opts.create ?? false, allowPending: opts.allowPending })
+    const opened = openDb(target, { migrate: false })
+    if (opts.migrate) migrate(opened.sqlite, undefined, opts.observer)
+    return opened
+  }
+  const [{ openPostgres, redactUrl }, { inspectPostgres, migratePostgres }, { DatabaseRefused }] = await Promise.all([
+    import('./postgres.ts'), import('./migrate-pg.ts'), import('./inspect.ts'),
+  ])
+  const { db, pool } = openPostgres(target)
+  const where = redactUrl(target)
+  try {
+    let state
+    try {
+      state = await inspectPostgres(db)
+    } catch (err) {
+      throw new DatabaseRefused(`cannot open ${where}: ${(err as Error).message}`)
+    }
+    assertUsable(state, where, { create: opts.create ?? false, allowPending: opts.allowPending })
+    if (opts.migrate) await migratePostgres(db, undefined, opts.observer)
+  } catch (err) {
+    await db.destroy()
+    throw err
+  }
+  void pool // kysely's destroy() ends the pool
+  return { db, engine: 'postgres', close: () => db.destroy() }
 }
 
 /**
@@ -19,7 +73,7 @@ export interface OpenDb {
  * kysely's SQLite driver prepares every statement anew (≈31 µs against ≈3.5 µs for a
  * cached one), so it is handed a database whose prepare() caches statements by SQL text.
  */
-export function openDb(file: string, opts: { migrate?: boolean } = {}): OpenDb {
+export function openDb(file: string, opts: { migrate?: boolean } = {}): OpenSqliteDb {
   const sqlite = openSqlite(file)
   if (opts.migrate !== false) migrate(sqlite)
   const database = _cachingDatabase(sqlite)
@@ -39,7 +93,7 @@ export function openDb(file: string, opts: { migrate?: boolean } = {}): OpenDb {
     await db.destroy()
     if (sqlite.open) sqlite.close()
   }
-  return { db, sqlite, close }
+  return { db, engine: 'sqlite', sqlite, close }
 }
 
 interface SqliteStatementOf {

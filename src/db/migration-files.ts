@@ -7,16 +7,23 @@ export interface MigrationFile {
   sql: string
 }
 
+export type Engine = 'sqlite' | 'postgres'
+
 declare const __TRAVELOPS_MIGRATIONS__: MigrationFile[] | undefined
+declare const __TRAVELOPS_PG_MIGRATIONS__: MigrationFile[] | undefined
 
 /**
- * The SQL files of `migrations/`, in name order. A packaged executable has no folder to
- * read: the build (scripts/package.ts) replaces `__TRAVELOPS_MIGRATIONS__` with the files'
- * contents, so there the function returns before it would touch `import.meta` or the disk.
+ * The SQL files of `migrations/` (SQLite) or `migrations/postgres/` (their PostgreSQL twins,
+ * with the same names), in name order. A packaged executable has no folder to read: the build
+ * (scripts/package.ts) replaces `__TRAVELOPS_MIGRATIONS__` and `__TRAVELOPS_PG_MIGRATIONS__`
+ * with the files' contents, so there the function returns before it would touch
+ * `import.meta` or the disk.
  */
-export function loadMigrationFiles(): MigrationFile[] {
-  if (typeof __TRAVELOPS_MIGRATIONS__ !== 'undefined') return __TRAVELOPS_MIGRATIONS__
-  return readMigrationDir(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations'))
+export function loadMigrationFiles(engine: Engine = 'sqlite'): MigrationFile[] {
+  if (engine === 'sqlite' && typeof __TRAVELOPS_MIGRATIONS__ !== 'undefined') return __TRAVELOPS_MIGRATIONS__
+  if (engine === 'postgres' && typeof __TRAVELOPS_PG_MIGRATIONS__ !== 'undefined') return __TRAVELOPS_PG_MIGRATIONS__
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations')
+  return readMigrationDir(engine === 'sqlite' ? root : join(root, 'postgres'))
 }
 
 /** Reads a migrations folder; also used by the build to embed the files. */

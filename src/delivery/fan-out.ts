@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import { compiled } from '../db/compiled.ts'
 import type { Tx } from '../db/tx.ts'
 import { newId } from '../lib/ids.ts'
@@ -8,16 +7,26 @@ import { newId } from '../lib/ids.ts'
  * event (or for `*`), written in the transaction that wrote the event. Returns how many.
  */
 export async function fanOut(tx: Tx, event: { id: string; tenantId: string; name: string; at: string }): Promise<number> {
-  const targets = await _targets(tx, event.tenantId, event.name)
+  const targets = (await _subscriptions(tx, event.tenantId)).filter((w) => _wants(w.events, event.name))
   for (const w of targets) await insertDelivery(tx, newId('del'), event.tenantId, w.id, event.id, event.name, event.at)
   return targets.length
 }
 
-const _targets = compiled((db, tenantId: string, name: string) => db.selectFrom('webhooks').select('id')
+// The tenant's active subscriptions (at most --max-webhooks), matched here rather than in SQL:
+// the same on both engines, and a few dozen short JSON arrays parse in microseconds.
+const _subscriptions = compiled((db, tenantId: string) => db.selectFrom('webhooks').select(['id', 'events'])
   .where('tenant_id', '=', tenantId)
   .where('active', '=', 1)
-  .where('deleted_at', 'is', null)
-  .where(sql<boolean>`exists (select 1 from json_each(webhooks.events) where value in (${name}, '*'))`))
+  .where('deleted_at', 'is', null))
+
+function _wants(events: string, name: string): boolean {
+  try {
+    const list: unknown = JSON.parse(events)
+    return Array.isArray(list) && (list.includes(name) || list.includes('*'))
+  } catch {
+    return false
+  }
+}
 
 /** One pending delivery of an event to one subscription, due at once. */
 export const insertDelivery = compiled((db, id: string, tenant_id: string, webhook_id: string, event_id: string, event: string, at: string) =>

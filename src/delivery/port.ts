@@ -120,4 +120,6 @@ export interface DeliveryStore {
   release(ids: string[], owner: string): Promise<void>
   /** Wake-ups from other processes (new work committed elsewhere); returns a stop function. Optional. */
   listen?(wake: () => void): Promise<() => Promise<void>>
+  /** Tells the other processes' listen() that work was committed here (PostgreSQL NOTIFY). Optional. */
+  announce?(): void
 }

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
+import { openWithStore } from '../helpers/engine.ts'
 import { after, before, describe, test } from 'node:test'
 import { createSender } from '../../src/delivery/send.ts'
 import { startWorker } from '../../src/delivery/worker.ts'
-import { sqliteDeliveryStore } from '../../src/db/delivery-store.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { systemClock } from '../../src/lib/clock.ts'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
-import { openDb } from '../../src/db/connect.ts'
 import { withTx } from '../../src/db/tx.ts'
 import { emit } from '../../src/events/emit.ts'
 import { startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
@@ -80,13 +79,13 @@ describe('every attempt ends by the deadline + 1 s', () => {
     const wh = (await u.request('POST', '/v1/webhooks', { body: { url: 'http://127.0.0.1:9/', events: ['order.created'], secret: SECRET } })).body.data.id
     const dbFile = other.dbFile
     await other.server.stop(0)
-    const opened = openDb(dbFile)
+    const { opened, store } = await openWithStore(dbFile)
     const resets: string[] = []
     const stuck = { send: () => new Promise<never>(() => {}), reset: (k: string) => void resets.push(k), close: async () => {} }
     const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: u.id, keyId: u.keyId }
     await withTx(opened.db, (scope) => emit(scope, ctx, 'order.created', { id: 'ord_x' }))
     const worker = startWorker({
-      store: sqliteDeliveryStore(opened.db), clock: systemClock, logger: createLogger('silent'), sender: stuck,
+      store, clock: systemClock, logger: createLogger('silent'), sender: stuck,
       userAgent: 'travelops/test', retryBaseMs: 3_600_000, timeoutMs: TIMEOUT_MS,
     })
     try {

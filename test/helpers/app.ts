@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DEFAULT_CONFIG, type Config } from '../../src/config.ts'
+import { newPgDatabase, testEngine } from './engine.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { startServer, type RunningServer } from '../../src/server.ts'
@@ -45,7 +46,7 @@ export interface TestApp {
 /** A real `serve` (in-process) on 127.0.0.1 with a fresh SQLite file in a temp directory; it resolves no host names. */
 export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'travelops-test-'))
-  const dbFile = join(dir, 'travelops.db')
+  const dbFile = testEngine() === 'postgres' ? await newPgDatabase() : join(dir, 'travelops.db')
   const server = await startServer({ ...DEFAULT_CONFIG, db: dbFile, port: 0, logLevel: 'silent', ...overrides }, { resolve: offlineResolve })
   const { db } = server.deps
 

@@ -1,0 +1,28 @@
+// What the rest of the code needs to know about PostgreSQL without loading its driver.
+
+/** Whether `--db` names a PostgreSQL database (CONTRACT §10) rather than a SQLite file. No driver loaded. */
+export const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//i.test(target)
+
+/** The URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return 'postgres://…'
+  }
+}
+
+/** SQLSTATE of a PostgreSQL error, if it is one. */
+export function pgCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
+}
+
+/** Serialization failure or deadlock: the transaction may simply be run again. */
+export const isRetryable = (err: unknown) => ['40001', '40P01'].includes(pgCode(err) ?? '')
+
+/** A unique index refused the row (two writers raced to the same slug, code or key). */
+export const isUniqueViolation = (err: unknown) => pgCode(err) === '23505'
+

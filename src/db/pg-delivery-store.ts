@@ -1,0 +1,167 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import pg from 'pg'
+import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
+import type { Database } from './schema.ts'
+
+/**
+ * The delivery worker's store on PostgreSQL, for any number of `serve` processes on one
+ * database (see delivery/port.ts for what each call promises). A cycle is one transaction:
+ * outcomes recorded, then due deliveries claimed with `FOR UPDATE SKIP LOCKED`, so two
+ * processes never lease the same delivery and never wait for each other's rows. Leases are
+ * never freed at start: another process may hold them; a dead process's leases expire.
+ * New work committed by any process is announced with NOTIFY and heard with LISTEN.
+ */
+
+const CHANNEL = 'travelops_work'
+type Db = Kysely<Database>
+type Tx = Transaction<Database>
+
+export function pgDeliveryStore(db: Db, url: string, health: HealthPolicy = { disableAfterMs: 0 }): DeliveryStore & { announce(): void } {
+  let announcing = false
+  return {
+    recover: async () => {},
+    cycle: (outcomes, claim) => _cycle(db, outcomes, health, claim),
+    renew: async (ids, owner, until) => {
+      if (ids.length === 0) return
+      await sql`update deliveries set locked_until = ${until} where locked_by = ${owner} and id = any(${ids})`.execute(db)
+    },
+    release: async (ids, owner) => {
+      if (ids.length === 0) return
+      await sql`update deliveries set locked_until = null, locked_by = null where locked_by = ${owner} and id = any(${ids})`.execute(db)
+    },
+    // One connection of its own, outside the pool, for as long as the worker runs.
+    listen: async (wake) => {
+      const client = new pg.Client({ connectionString: url, application_name: 'travelops listen' })
+      client.on('error', () => {}) // a lost connection: the worker's 1 s poll still finds the work
+      client.on('notification', (msg) => {
+        if (msg.channel === CHANNEL) wake()
+      })
+      await client.connect()
+      await client.query(`LISTEN ${CHANNEL}`)
+      return async () => {
+        await client.end().catch(() => {})
+      }
+    },
+    // After a commit that queued deliveries: one NOTIFY at a time (a burst of commits needs one wake-up each way, not one per commit).
+    announce: () => {
+      if (announcing) return
+      announcing = true
+      setImmediate(() => {
+        sql`select pg_notify(${CHANNEL}, '')`.execute(db).catch(() => {}).finally(() => (announcing = false))
+      })
+    },
+  }
+}
+
+async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?: Claim): Promise<CycleResult> {
+  if (outcomes.length === 0) {
+    if (!claim) return { jobs: [], disabled: [] }
+    const wanted = claim.plan(await _queuedHooks(db, claim.now), claim.now)
+    if (wanted.length === 0) return { jobs: [], disabled: [] }
+  }
+  return db.transaction().execute(async (tx) => {
+    const disabled: Disabled[] = []
+    for (const o of outcomes) {
+      if (await _record(tx, o)) {
+        const d = await _health(tx, o, health)
+        if (d) disabled.push(d)
+      }
+    }
+    const jobs: Job[] = []
+    if (claim) {
+      for (const w of claim.plan(await _queuedHooks(tx, claim.now), claim.now)) {
+        if (w.limit > 0) jobs.push(...(await _claim(tx, w.webhook_id, w.limit, claim)))
+      }
+    }
+    return { jobs, disabled }
+  })
+}
+
+async function _health(tx: Tx, o: Outcome, health: HealthPolicy): Promise<Disabled | undefined> {
+  const id = o.job.webhook_id
+  if (o.delivered) {
+    await sql`update webhooks set failing_since = null where id = ${id} and failing_since is not null`.execute(tx)
+    return undefined
+  }
+  await sql`update webhooks set failing_since = ${o.at} where id = ${id} and failing_since is null`.execute(tx)
+  const w = (await sql<{ active: number; failing_since: string | null }>`select active, failing_since from webhooks where id = ${id}`.execute(tx)).rows[0]
+  if (!w || w.active !== 1) return undefined
+  const reason = o.responseCode === 410 ? 'gone'
+    : health.disableAfterMs > 0 && w.failing_since !== null && Date.parse(o.at) - Date.parse(w.failing_since) >= health.disableAfterMs ? 'failing'
+      : undefined
+  if (!reason) return undefined
+  await sql`update webhooks set active = 0, disabled_at = ${o.at}, disabled_reason = ${reason}, updated_at = ${o.at} where id = ${id}`.execute(tx)
+  await sql`update deliveries set due_at = null, next_retry_at = null, manual = 0,
+    status = case when status = 'pending' then 'failed' else status end where webhook_id = ${id} and due_at is not null`.execute(tx)
+  return { webhook_id: id, tenant_id: o.job.tenant_id, reason }
+}
+
+/** Subscriptions with queued deliveries: a skip scan over deliveries_webhook_due, as on SQLite. */
+async function _queuedHooks(db: Db | Tx, now: string): Promise<QueuedHook[]> {
+  const rows = await sql<QueuedHook>`
+    with recursive hooks(id) as (
+      select (select webhook_id from deliveries where due_at is not null order by webhook_id limit 1)
+      union all
+      select (select webhook_id from deliveries where due_at is not null and webhook_id > hooks.id order by webhook_id limit 1)
+      from hooks where hooks.id is not null)
+    select hooks.id as webhook_id, w.tenant_id as tenant_id,
+      (select due_at from deliveries where webhook_id = hooks.id and due_at is not null and (locked_until is null or locked_until < ${now})
+        order by due_at limit 1) as due,
+      (select count(*) from (select 1 from deliveries where webhook_id = hooks.id and due_at is not null and due_at <= ${now}
+        and (locked_until is null or locked_until < ${now}) limit ${READY_CAP}) r)::int as ready
+    from hooks join webhooks w on w.id = hooks.id where hooks.id is not null`.execute(db)
+  return rows.rows
+}
+
+async function _claim(tx: Tx, webhookId: string, limit: number, c: Claim): Promise<Job[]> {
+  const h = (await sql<{ url: string; secret: string; headers: string; active: number; deleted_at: string | null; retry_count: number }>`
+    select url, secret, headers, active, deleted_at, retry_count from webhooks where id = ${webhookId}`.execute(tx)).rows[0]
+  if (!h || h.active !== 1 || h.deleted_at !== null) {
+    await sql`update deliveries set due_at = null, next_retry_at = null, manual = 0, locked_until = null, locked_by = null,
+      status = case when status = 'pending' then 'failed' else status end
+      where id in (select id from deliveries where webhook_id = ${webhookId} and due_at is not null and due_at <= ${c.now}
+        and (locked_until is null or locked_until < ${c.now}) for update skip locked)`.execute(tx)
+    return []
+  }
+  const claimed = (await sql<Claimed>`
+    update deliveries set locked_until = ${c.leaseUntil}, locked_by = ${c.owner}
+    where id in (select id from deliveries where webhook_id = ${webhookId} and due_at is not null and due_at <= ${c.now}
+      and (locked_until is null or locked_until < ${c.now}) order by due_at limit ${limit} for update skip locked)
+    returning id, tenant_id, webhook_id, event_id, event, attempts, retries, manual, next_retry_at, status`.execute(tx)).rows
+  if (claimed.length === 0) return []
+  const events = new Map((await sql<{ id: string; payload: string; created_at: string }>`
+    select id, payload, created_at from events where id = any(${claimed.map((r) => r.event_id)})`.execute(tx)).rows.map((e) => [e.id, e]))
+  const headers = _headers(h.headers)
+  return claimed.map((row) => {
+    const e = events.get(row.event_id)!
+    return { ...row, owner: c.owner, url: h.url, secret: h.secret, headers, retryCount: h.retry_count, payload: e.payload, eventAt: e.created_at }
+  })
+}
+
+function _headers(text: string): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, string>
+  } catch { /* fall through */ }
+  return {}
+}
+
+/** As on SQLite (db/delivery-store.ts): the attempt row, then the queue state if the lease is still held. */
+async function _record(tx: Tx, o: Outcome): Promise<boolean> {
+  const j = o.job
+  const inserted = await sql`insert into delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
+    select id, attempts + 1, tenant_id, ${o.at}, ${j.manual ? 'manual' : 'auto'}, ${o.responseCode}, ${o.durationMs}, ${o.error}, ${o.responseBody}
+    from deliveries where id = ${j.id}`.execute(tx)
+  if (Number(inserted.numAffectedRows ?? 0) === 0) return false
+  const state = o.delivered ? sql`status = 'delivered', delivered_at = ${o.at},` : sql`status = 'failed',`
+  const held = await sql`update deliveries set ${state} attempts = attempts + 1, retries = ${o.retries}, response_code = ${o.responseCode},
+    last_attempt_at = ${o.at}, next_retry_at = ${o.nextRetryAt},
+    due_at = case when manual > ${j.manual} then ${o.at} else ${o.nextRetryAt} end, manual = greatest(manual - ${j.manual}, 0),
+    locked_until = null, locked_by = null
+    where id = ${j.id} and locked_by = ${j.owner}`.execute(tx)
+  if (Number(held.numAffectedRows ?? 0) === 0) {
+    const done = o.delivered ? sql`, status = 'delivered', delivered_at = ${o.at}` : sql``
+    await sql`update deliveries set attempts = attempts + 1, last_attempt_at = ${o.at}, response_code = ${o.responseCode}${done} where id = ${j.id}`.execute(tx)
+  }
+  return true
+}
