@@ -44,7 +44,7 @@ describe('--max-webhooks', () => {
 
   test('serve takes it from TRAVELOPS_MAX_WEBHOOKS, and the flag wins', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'travelops-limit-'))
-    const db = migratedDb(join(dir, 'l.db'))
+    const db = await migratedDb(join(dir, 'l.db'))
     try {
       const tenant = await runJson(['tenants', 'create', '--name', 'L', '--db', db])
       const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key

@@ -9,7 +9,7 @@ import { runJson, startServe, until, migratedDb } from '../helpers/cli.ts'
 /** §9 Aborted requests: a client that goes away mid-request is logged at info with status 499, never as an error or a 500. */
 test('a client that sends half its body and disconnects is logged as 499 at info', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'travelops-abort-'))
-  const db = migratedDb(join(dir, 'a.db'))
+  const db = await migratedDb(join(dir, 'a.db'))
   const tenant = await runJson(['tenants', 'create', '--name', 'A', '--db', db])
   const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
   const server = await startServe(['--db', db, '--log-level', 'info'])

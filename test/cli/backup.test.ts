@@ -16,7 +16,7 @@ describe('travelops backup', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-backup-'))
-    db = migratedDb(join(dir, 'live.db'))
+    db = await migratedDb(join(dir, 'live.db'))
     backups = join(dir, 'backups')
     mkdirSync(backups)
     const tenant = await runJson(['tenants', 'create', '--name', 'Backed Up', '--db', db])

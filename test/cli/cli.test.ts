@@ -8,9 +8,9 @@ import { runCli, runJson, startServe, migratedDb } from '../helpers/cli.ts'
 describe('the travelops CLI, spawned as a process', () => {
   let dir: string
   let db: string
-  before(() => {
+  before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-cli-'))
-    db = migratedDb(join(dir, 'cli.db'))
+    db = await migratedDb(join(dir, 'cli.db'))
   })
   after(() => rmSync(dir, { recursive: true, force: true }))
 

@@ -39,7 +39,7 @@ describe('travelops deliveries, against a running serve and real receivers', () 
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-deliveries-'))
-    db = migratedDb(join(dir, 'd.db'))
+    db = await migratedDb(join(dir, 'd.db'))
     tenantId = (await json('tenants', 'create', '--name', 'Ops')).id
     const key = await json('keys', 'create', '--tenant', tenantId)
     ok = await startReceiver()
@@ -227,7 +227,7 @@ describe('travelops deliveries, against a running serve and real receivers', () 
 describe('travelops deliveries retry, while the first attempt is still in flight', () => {
   test('a pending delivery is not requeued (exit 1, reason given); it completes on its own', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'travelops-pending-'))
-    const db = migratedDb(join(dir, 'p.db'))
+    const db = await migratedDb(join(dir, 'p.db'))
     let release = () => {}
     const held = new Promise<void>((r) => (release = r))
     const rx = await startReceiver({ respond: async () => (await held, { status: 204 }) })

@@ -30,7 +30,7 @@ describe('human output of the CLI', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-human-'))
-    db = migratedDb(join(dir, 'h.db'))
+    db = await migratedDb(join(dir, 'h.db'))
     tenantId = (await runJson(['tenants', 'create', '--name', 'Nordic Trails', '--db', db])).id
     await runJson(['tenants', 'create', '--name', 'Alpine <b>Tours</b>', '--db', db])
     const key = await runJson(['keys', 'create', '--tenant', tenantId, '--name', 'website', '--db', db])

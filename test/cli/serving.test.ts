@@ -18,7 +18,7 @@ describe('serve: ports, HTTPS, metrics, start-up log', () => {
   let key: string
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-serving-'))
-    db = migratedDb(join(dir, 's.db'))
+    db = await migratedDb(join(dir, 's.db'))
     const tenant = await runJson(['tenants', 'create', '--name', 'S', '--db', db])
     key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
   })

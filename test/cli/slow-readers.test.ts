@@ -16,7 +16,7 @@ const kb = (field: string, pid: number) => Number(new RegExp(`^${field}:\\s+(\\d
  */
 test('40 slow readers of the largest pages: serve stays under 512 MB and /health answers within 1 s', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'travelops-slow-'))
-  const db = migratedDb(join(dir, 'slow.db'))
+  const db = await migratedDb(join(dir, 'slow.db'))
   const tenant = await runJson(['tenants', 'create', '--name', 'Big', '--db', db])
   const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
   const server = await startServe(['--db', db, '--log-level', 'silent'])

@@ -32,7 +32,7 @@ describe('at-least-once delivery across SIGKILL', () => {
   })
 
   test('every event is delivered at least once after the server is killed mid-flight and restarted', async () => {
-    const db = migratedDb(join(dir, 'crash.db'))
+    const db = await migratedDb(join(dir, 'crash.db'))
     const tenant = await runJson(['tenants', 'create', '--name', 'Crash', '--db', db])
     const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
     const args = ['--db', db, '--allow-private-targets', '--retry-base', '300', '--delivery-timeout', '2000', '--log-level', 'warn']

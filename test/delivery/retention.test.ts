@@ -11,7 +11,7 @@ import { startReceiver } from '../helpers/receiver.ts'
 /** §11 Retention: finished deliveries and their events are deleted after --retention; queued work is kept. */
 test('with --retention 3s a delivered record and its event are gone soon after; a queued retry and its event stay', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'travelops-retention-'))
-  const db = migratedDb(join(dir, 'r.db'))
+  const db = await migratedDb(join(dir, 'r.db'))
   const ok = await startReceiver()
   const failing = await startReceiver({ respond: [500] })
   const tenant = await runJson(['tenants', 'create', '--name', 'R', '--db', db])

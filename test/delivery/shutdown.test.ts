@@ -20,7 +20,7 @@ describe('graceful shutdown', () => {
   })
 
   test('SIGTERM lets an in-flight delivery finish and record, then exits 0; nothing is sent twice', async () => {
-    const db = migratedDb(join(dir, 'stop.db'))
+    const db = await migratedDb(join(dir, 'stop.db'))
     const tenant = await runJson(['tenants', 'create', '--name', 'Stop', '--db', db])
     const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
     const args = ['--db', db, '--allow-private-targets', '--log-level', 'warn']
@@ -48,7 +48,7 @@ describe('graceful shutdown', () => {
   })
 
   test('SIGTERM with receivers that answer after 20 s or never: exit 0 within 10 s; after restart every event is delivered', async () => {
-    const db = migratedDb(join(dir, 'slow.db'))
+    const db = await migratedDb(join(dir, 'slow.db'))
     const tenant = await runJson(['tenants', 'create', '--name', 'Slow', '--db', db])
     const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
     let phase: 'slow' | 'healthy' = 'slow'
@@ -94,7 +94,7 @@ describe('graceful shutdown', () => {
   })
 
   test('a second serve on the same SQLite file exits 1 at once, naming the file and the other process, and sends nothing', async () => {
-    const db = migratedDb(join(dir, 'twice.db'))
+    const db = await migratedDb(join(dir, 'twice.db'))
     const tenant = await runJson(['tenants', 'create', '--name', 'Twice', '--db', db])
     const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
     const rx = await startReceiver({ respond: () => ({ status: 200, delayMs: 300 }) })

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { migrate } from '../../src/db/migrate.ts'
 import { openSqlite } from '../../src/db/sqlite.ts'
+import { newPgDatabase, testEngine } from './engine.ts'
 
 export const BIN = fileURLToPath(new URL('../../cli/bin.cjs', import.meta.url))
 
@@ -12,10 +13,17 @@ export interface CliResult {
 }
 
 /**
- * A new, migrated database file at `file` (in-process, as `travelops migrate` would make it):
- * only serve and migrate create a database, every other command needs one (CONTRACT §10).
+ * A new, migrated database for a test (in-process, as `travelops migrate` would make it): the
+ * SQLite file `file`, or with TRAVELOPS_TEST_ENGINE=postgres a new PostgreSQL database (its URL
+ * is returned). Only serve and migrate create a database; every other command needs one.
  */
-export function migratedDb(file: string): string {
+export async function migratedDb(file: string): Promise<string> {
+  if (testEngine() === 'postgres') {
+    const url = await newPgDatabase()
+    const { openDatabase } = await import('../../src/db/connect.ts')
+    await (await openDatabase(url, { create: true, migrate: true })).close()
+    return url
+  }
   const db = openSqlite(file)
   try {
     migrate(db)
