@@ -1,6 +1,9 @@
 import { Command, Option } from 'commander'
 import { configFrom, dbOption } from './util.ts'
 
+/** src/lib/logger.ts's LOG_LEVELS (not imported: `--help` loads no server code); a test keeps them equal. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent']
+
 export function serveCommand(): Command {
   return new Command('serve')
     .description('run the /v1 HTTP API and the webhook delivery loop')
@@ -17,7 +20,7 @@ export function serveCommand(): Command {
     .addOption(new Option('--metrics', 'serve GET /metrics in the Prometheus text format').env('TRAVELOPS_METRICS'))
     .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS (with --tls-key)').env('TRAVELOPS_TLS_CERT'))
     .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('TRAVELOPS_TLS_KEY'))
-    .addOption(new Option('--log-level <level>', 'debug, info, warn, error or silent').env('TRAVELOPS_LOG_LEVEL'))
+    .addOption(new Option('--log-level <level>', 'log lines at this level and above').choices(LOG_LEVELS).env('TRAVELOPS_LOG_LEVEL'))
     .action(async (opts, cmd: Command) => {
       // commander turns a boolean flag on whenever its env twin is set at all (=0 too): hand the
       // value itself to the config, which reads 1/true/yes/on as on and anything else as off.
