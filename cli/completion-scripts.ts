@@ -4,7 +4,7 @@ import { flatten, type CommandSpec, type Shell, type ValueSpec } from './complet
 // data (case arms in bash and zsh, `complete` lines in fish) and walks the words typed so far the
 // same way: a word naming a subcommand descends into it, an option that takes a value skips the
 // next word (`--opt=value` is one word), `--` ends the options; then it completes the value of the
-// option before the cursor, an option, a subcommand, or the positional argument at that place.
+// option before the cursor, an option (after `-`), a subcommand, or the positional argument there.
 // Every string from the program is single-quoted for its shell.
 
 export function renderCompletion(shell: Shell, program: CommandSpec): string {
@@ -150,11 +150,7 @@ ${fn}() {
   else
     n=$pos
     ((${fn}_variadic && n >= ${fn}_nargs)) && n=$((${fn}_nargs - 1))
-    if ${fn}_values "$cmdpath" "#$n"; then
-      ${fn}_complete_values "$cur"
-    elif ((n >= ${fn}_nargs)); then
-      ${fn}_reply "$cur" "\${${fn}_opts[@]}"
-    fi
+    ${fn}_values "$cmdpath" "#$n" && ${fn}_complete_values "$cur"
   fi
   return 0
 }
@@ -179,7 +175,7 @@ ${fn}_complete_values() {
 }
 
 ${fn}() {
-  emulate -L zsh
+  # (no emulate -L zsh: _describe needs the options _main_complete set, extendedglob among them)
   ${_locals(fn)}
   local cur=\${words[CURRENT]} prev=\${words[CURRENT-1]} opt='' n
   ${fn}_walk "$CURRENT" 2
@@ -202,11 +198,7 @@ ${fn}() {
   else
     n=$pos
     ((${fn}_variadic && n >= ${fn}_nargs)) && n=$((${fn}_nargs - 1))
-    if ${fn}_values "$cmdpath" "#$n"; then
-      ${fn}_complete_values
-    elif ((n >= ${fn}_nargs)); then
-      _describe -t options option ${fn}_optdescs
-    fi
+    ${fn}_values "$cmdpath" "#$n" && ${fn}_complete_values
   fi
   return 0
 }
