@@ -39,8 +39,8 @@ describe('CLI start-up', () => {
       .map((p) => (p.startsWith('node_modules/') ? p.split('/').slice(0, 2).join('/') : p))
   }
 
-  test('--version, --help and a command\'s --help load only commander and the command definitions', () => {
-    for (const args of [['--version'], ['--help'], ['deliveries', 'list', '--help'], ['serve', '--help']]) {
+  test('--version, --help, a command\'s --help and completion load only commander and the command definitions', () => {
+    for (const args of [['--version'], ['--help'], ['deliveries', 'list', '--help'], ['serve', '--help'], ['completion', 'bash']]) {
       const files = [...new Set(loaded(args))]
       const unexpected = files.filter((f) => !/^(cli\/[a-z-]+\.(ts|cjs)|src\/version\.ts|package\.json|node_modules\/commander)$/.test(f))
       assert.deepEqual(unexpected, [], `travelops ${args.join(' ')} loaded more than it needs`)
