@@ -1,25 +1,22 @@
-import { flatten, type CommandSpec, type Shell, type ValueSpec } from './completion.ts'
+import { commandKey, flatten, functionName, type CommandSpec, type Shell, type ValueSpec } from './completion.ts'
+import { renderFish } from './completion-fish.ts'
 
 // The three renderers of `travelops completion <shell>`. Each script carries the command tree as
 // data (case arms in bash and zsh, `complete` lines in fish) and walks the words typed so far the
 // same way: a word naming a subcommand descends into it, an option that takes a value skips the
 // next word (`--opt=value` is one word), `--` ends the options; then it completes the value of the
 // option before the cursor, an option (after `-`), a subcommand, or the positional argument there.
-// Every string from the program is single-quoted for its shell.
+// Every string from the program is single-quoted for its shell. The fish script is in ./completion-fish.ts.
 
 export function renderCompletion(shell: Shell, program: CommandSpec): string {
   const commands = flatten(program)
-  return shell === 'bash' ? _bash(program.name, commands) : shell === 'zsh' ? _zsh(program.name, commands) : _fish(program.name, commands)
+  return shell === 'bash' ? _bash(program.name, commands) : shell === 'zsh' ? _zsh(program.name, commands) : renderFish(program.name, commands)
 }
 
 /** bash and zsh (no RC_QUOTES): a single-quoted word. */
 const _sq = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
-/** fish: a single-quoted word (\\ and \' are its only escapes). */
-const _fq = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
 const _words = (list: string[]) => list.map(_sq).join(' ')
-const _key = (c: CommandSpec) => c.path.join(' ')
-/** shell function names: the program name with anything but [A-Za-z0-9_] made `_` */
-const _fn = (name: string) => `_${name.replace(/\W/g, '_')}`
+const _key = commandKey
 
 /** Value lists keyed `<path>|<option>` and `<path>|#<n>` (n-th positional, from 0). */
 function _values(commands: CommandSpec[]): [string, ValueSpec][] {
@@ -104,7 +101,7 @@ function _locals(fn: string): string {
 }
 
 function _bash(name: string, commands: CommandSpec[]): string {
-  const fn = _fn(name)
+  const fn = functionName(name)
   return `# bash completion for ${name}, printed by \`${name} completion bash\` (static: ${name} is not run at Tab time).
 # Install: ${name} completion bash > ~/.local/share/bash-completion/completions/${name}
 
@@ -160,7 +157,7 @@ complete -F ${fn} ${_sq(name)}
 }
 
 function _zsh(name: string, commands: CommandSpec[]): string {
-  const fn = _fn(name)
+  const fn = functionName(name)
   return `#compdef ${name}
 # zsh completion for ${name}, printed by \`${name} completion zsh\` (static: ${name} is not run at Tab time).
 # Install: ${name} completion zsh > "\${fpath[1]}/_${name}"   (with autoload -U compinit && compinit in ~/.zshrc)
@@ -209,73 +206,5 @@ if [[ \${funcstack[1]-} == ${fn} ]]; then
 else
   compdef ${fn} ${_sq(name)}
 fi
-`
-}
-
-function _fish(name: string, commands: CommandSpec[]): string {
-  const fn = `_${_fn(name)}`
-  const c = `complete -c ${_fq(name)}`
-  const valuesOf = (v: ValueSpec) => (v.files ? '-F' : `-f -a ${_fq(v.choices.map(_fq).join(' '))}`)
-  const lines = commands.flatMap((cmd) => {
-    const at = (args?: string) => `-n ${_fq(`${fn}_at ${_fq(_key(cmd))}${args === undefined ? '' : ` ${args}`}`)}`
-    return [
-      ...cmd.commands.map((s) => `${c} ${at('0')} -f -a ${_fq(_fq(s.name))} -d ${_fq(s.description)}`),
-      ...cmd.options.map((o) => {
-        const flags = o.flags.map((f) => (f.startsWith('--') ? `-l ${_fq(f.slice(2))}` : f.length === 2 ? `-s ${_fq(f.slice(1))}` : `-o ${_fq(f.slice(1))}`))
-        const value = o.value === 'none' ? '' : o.choices.length || o.files ? ` -r ${valuesOf(o)}` : ' -x'
-        return `${c} ${at()} ${flags.join(' ')} -d ${_fq(o.description)}${value}`
-      }),
-      ...cmd.args.flatMap((a, i) => (a.choices.length || a.files ? [`${c} ${at(`${i}${cmd.variadic && i === cmd.args.length - 1 ? '+' : ''}`)} ${valuesOf(a)}`] : [])),
-    ]
-  })
-  return `# fish completion for ${name}, printed by \`${name} completion fish\` (static: ${name} is not run at Tab time).
-# Install: ${name} completion fish > ~/.config/fish/completions/${name}.fish
-
-# Command paths (words after the program name) and the options that take the next word.
-set -g ${fn}_commands ${commands.filter((x) => x.path.length).map((x) => _fq(_key(x))).join(' ')}
-set -g ${fn}_valued ${commands.flatMap((x) => x.options.filter((o) => o.value === 'required').flatMap((o) => o.flags.map((f) => _fq(`${_key(x)}|${f}`)))).join(' ')}
-
-# Prints the number of positional arguments, then the command path, of the words before the cursor.
-function ${fn}_state
-    set -l tokens (commandline -opc)
-    set -e tokens[1]
-    set -l path
-    set -l args 0
-    set -l skip 0
-    set -l dashdash 0
-    for word in $tokens
-        set -l key (string join ' ' -- $path)
-        if test $skip = 1
-            set skip 0
-        else if test $dashdash = 1; or not string match -qr -- '^-.' $word
-            if test $dashdash = 0 -a $args = 0; and contains -- (string join ' ' -- $path $word) $${fn}_commands
-                set -a path $word
-            else
-                set args (math $args + 1)
-            end
-        else if test $word = --
-            set dashdash 1
-        else if contains -- "$key|$word" $${fn}_valued
-            set skip 1
-        end
-    end
-    echo $args
-    string join ' ' -- $path
-end
-
-# ${fn}_at PATH [N | N+]: the cursor is in command PATH (after N, or at least N, positional arguments).
-function ${fn}_at
-    set -l state (${fn}_state)
-    test "$state[2]" = "$argv[1]"; or return 1
-    set -q argv[2]; or return 0
-    if string match -q -- '*+' $argv[2]
-        test $state[1] -ge (string trim -r -c + -- $argv[2])
-    else
-        test $state[1] -eq $argv[2]
-    end
-end
-
-complete -c ${_fq(name)} -f
-${lines.join('\n')}
 `
 }

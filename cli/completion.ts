@@ -92,6 +92,12 @@ function _option(opt: Option): OptionSpec {
   }
 }
 
+/** A command's words after the program name, joined by spaces ('' for the program). */
+export const commandKey = (c: CommandSpec) => c.path.join(' ')
+
+/** The prefix of the scripts' function names: `_` and the program name, anything but [A-Za-z0-9_] made `_`. */
+export const functionName = (name: string) => `_${name.replace(/\W/g, '_')}`
+
 /** `path`, `file`, `dest-file`, `body-file`, `dir`: a value the shell should complete as a file name. */
 const _isFileName = (name: string) => /(^|[-_])(file|path|dir)$/i.test(name.replace(/\.\.\.$/, ''))
 
