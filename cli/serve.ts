@@ -2,6 +2,9 @@ import { Command, Option } from 'commander'
 import { DEFAULT_CONFIG as D } from '../src/config-defaults.ts'
 import { configFrom, dbOption } from './util.ts'
 
+/** src/lib/logger.ts's LOG_LEVELS (not imported: `--help` loads no server code); a test keeps them equal. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent']
+
 export function serveCommand(): Command {
   return new Command('serve')
     .description('run the /v1 HTTP API and the webhook delivery loop')
@@ -18,7 +21,7 @@ export function serveCommand(): Command {
     .addOption(new Option('--metrics', 'serve GET /metrics in the Prometheus text format (default: off; env value 1/true/yes/on)').env('TRAVELOPS_METRICS'))
     .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS, with --tls-key (default: plain HTTP)').env('TRAVELOPS_TLS_CERT'))
     .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('TRAVELOPS_TLS_KEY'))
-    .addOption(new Option('--log-level <level>', `debug, info, warn, error or silent (default: ${D.logLevel})`).env('TRAVELOPS_LOG_LEVEL'))
+    .addOption(new Option('--log-level <level>', `log lines at this level and above (default: ${D.logLevel})`).choices(LOG_LEVELS).env('TRAVELOPS_LOG_LEVEL'))
     .addHelpText('after', [
       '',
       'Flags win over environment variables, which win over the defaults.',
