@@ -6,7 +6,7 @@ import type { Method, RouteDef } from './http/define-route.ts'
 import { ApiError, badRequest, forbidden, notFound } from './http/errors.ts'
 import { isRetryable, isUniqueViolation } from './db/pg-common.ts'
 import { errorJson, executeRoute } from './http/execute.ts'
-import { RateLimiter, type RateDecision } from './http/rate-limit.ts'
+import { RateLimiter, SharedRateLimiter, type Limiter, type RateDecision } from './http/rate-limit.ts'
 import { grants, scopeName } from './http/scopes.ts'
 import { newId } from './lib/ids.ts'
 import { allRoutes } from './routes.ts'
@@ -41,7 +41,8 @@ const _BUFFER_BODY_CHARS = 64 * 1024
 export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes(deps)): App {
   // Malformed escapes (/%ZZ) reach the guard, which answers 400 in the contract's shape.
   const app = new H3({ allowMalformedURL: true })
-  const limiter = new RateLimiter()
+  // PostgreSQL: several processes share the windows (CONTRACT §10); SQLite: one process, in memory.
+  const limiter: Limiter = deps.engine === 'postgres' ? new SharedRateLimiter(deps.db) : new RateLimiter()
 
   app.use(async (event) => {
     const started = performance.now()
@@ -92,7 +93,7 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
   return { h3: app, routes, fetch: (req) => Promise.resolve(app.fetch(req)) }
 }
 
-async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limiter: RateLimiter): Promise<Out> {
+async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limiter: Limiter): Promise<Out> {
   const meta = event.context.matchedRoute?.meta as { route?: RouteDef; allow?: string } | undefined
   const route = meta?.route
   try {
@@ -105,7 +106,7 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
     // too (a 429 past its limit); without one, or with a bad one, this stays a plain 404/405.
     const caller = /^\/v1(\/|$)/.test(event.url.pathname)
       ? await authenticate(deps, event.req.headers.get('authorization')).catch(() => undefined) : undefined
-    if (caller) _admit(caller, state, deps, limiter)
+    if (caller) await _admit(caller, state, deps, limiter)
     if (meta?.allow) {
       throw new ApiError(405, 'method_not_allowed', `Method ${event.req.method} is not allowed on ${event.url.pathname}`, undefined, { Allow: meta.allow })
     }
@@ -116,7 +117,8 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
     ctx = { ...deps, tenantId: '', keyId: '' }
   } else {
     const caller = await authenticate(deps, event.req.headers.get('authorization'))
-    _admit(caller, state, deps, limiter)
+    const admitted = _admit(caller, state, deps, limiter)
+    if (admitted) await admitted
     if (!route.scope || !grants(caller.scopes, route.scope)) {
       throw forbidden(`This API key lacks the scope '${route.scope ? scopeName(route.scope) : 'unknown'}'`)
     }
@@ -126,10 +128,19 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
   return out.replayed ? { status: out.status, body: out.body, headers: { 'idempotent-replayed': 'true' } } : out
 }
 
-/** Records the caller and counts the request against its key's hourly limit; 429 past it. */
-function _admit(caller: Caller, state: RequestState, deps: AppDeps, limiter: RateLimiter): void {
+/**
+ * Records the caller and counts the request against its key's hourly limit; 429 past it.
+ * Synchronous with the in-memory limiter (no promise turn on SQLite's hot path).
+ */
+function _admit(caller: Caller, state: RequestState, deps: AppDeps, limiter: Limiter): void | Promise<void> {
   state.caller = caller
-  state.rate = limiter.hit(caller.keyId, caller.rateLimit ?? deps.config.rateLimit, deps.clock.now().getTime())
+  const decision = limiter.hit(caller.keyId, caller.rateLimit ?? deps.config.rateLimit, deps.clock.now().getTime(), caller.tenantId)
+  if (decision instanceof Promise) return decision.then((d) => _apply(d, state))
+  _apply(decision, state)
+}
+
+function _apply(decision: RateDecision, state: RequestState): void {
+  state.rate = decision
   if (!state.rate.allowed) {
     throw new ApiError(429, 'rate_limited', `Rate limit of ${state.rate.limit} requests per hour exceeded; retry after ${state.rate.retryAfter} s`,
       undefined, { 'Retry-After': String(state.rate.retryAfter) })

@@ -226,6 +226,13 @@ export interface DeliveriesTable {
 }
 
 /** A running `serve` (on SQLite at most one: db/process-lock.ts). */
+export interface RateWindowsTable {
+  key_id: string
+  tenant_id: string
+  hour: number
+  count: number
+}
+
 export interface ServeProcessesTable {
   id: string
   pid: number
@@ -266,6 +273,7 @@ export interface Database {
   deliveries: DeliveriesTable
   delivery_attempts: DeliveryAttemptsTable
   serve_processes: ServeProcessesTable
+  rate_windows: RateWindowsTable
 }
 
 export type Tenant = Selectable<TenantsTable>

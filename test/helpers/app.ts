@@ -58,7 +58,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
       body = JSON.stringify(opts.body)
       headers['content-type'] ??= 'application/json'
     }
-    const res = await fetch(server.url + path, { method, headers, body })
+    const res = await _fetch(server.url + path, { method, headers, body })
     const text = await res.text()
     let parsed: unknown
     try {
@@ -102,5 +102,19 @@ export function orderBody(over: Record<string, unknown> = {}): Record<string, un
     currency: 'EUR',
     travelDate: '2027-06-01',
     ...over,
+  }
+}
+
+/**
+ * fetch, sent once more if the connection it reused was closed before the request reached the
+ * server (ECONNRESET on an idle keep-alive socket: after a test spent seconds in synchronous
+ * work, the client's keep-alive timer could not run while the server's did). Browsers do the same.
+ */
+async function _fetch(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init)
+  } catch (err) {
+    if ((err as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw err
+    return fetch(url, init)
   }
 }

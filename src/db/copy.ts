@@ -1,0 +1,112 @@
+import { sql } from 'kysely'
+import type { Db, OpenDb } from './connect.ts'
+import type { Database } from './schema.ts'
+
+// `travelops db copy` (CONTRACT §10): every row of one travelops database into another, empty
+// one, either engine to either engine. The source is read in one snapshot (a read transaction
+// that never blocks its writers), the target written in one transaction, so a failed copy
+// leaves the target as empty as it was. Rows are read and written in primary-key order, 500
+// at a time.
+
+type Table = keyof Database
+
+/** Every table with rows to copy, parents before children (foreign keys), with its primary key. */
+export const COPIED_TABLES: readonly { name: Table; key: string[] }[] = [
+  { name: 'tenants', key: ['id'] },
+  { name: 'api_keys', key: ['id'] },
+  { name: 'counters', key: ['tenant_id', 'name'] },
+  { name: 'idempotency_keys', key: ['key_id', 'idem_key'] },
+  { name: 'orders', key: ['id'] },
+  { name: 'events', key: ['id'] },
+  { name: 'customers', key: ['id'] },
+  { name: 'products', key: ['id'] },
+  { name: 'itineraries', key: ['id'] },
+  { name: 'invoices', key: ['id'] },
+  { name: 'payments', key: ['id'] },
+  { name: 'suppliers', key: ['id'] },
+  { name: 'inquiries', key: ['id'] },
+  { name: 'content', key: ['id'] },
+  { name: 'webhooks', key: ['id'] },
+  { name: 'deliveries', key: ['id'] },
+  { name: 'delivery_attempts', key: ['delivery_id', 'attempt'] },
+  { name: 'rate_windows', key: ['key_id', 'hour'] },
+]
+// Not copied: schema_migrations (the target has its own) and serve_processes (which processes
+// run on the source says nothing about the target).
+
+const BATCH = 500
+
+export interface CopyProgress {
+  table(name: string, total: number): void
+  rows(name: string, done: number, total: number): void
+}
+
+/** Row counts per table. */
+export type Counts = Record<string, number>
+
+export async function countRows(db: Db): Promise<Counts> {
+  const counts: Counts = {}
+  for (const t of COPIED_TABLES) {
+    const row = await db.selectFrom(t.name).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    counts[t.name] = Number(row.n)
+  }
+  return counts
+}
+
+/** The first table of `db` that holds a row, or undefined when every copied table is empty. */
+export async function firstNonEmpty(db: Db): Promise<string | undefined> {
+  for (const t of COPIED_TABLES) {
+    if (await db.selectFrom(t.name).select(sql`1`.as('x')).limit(1).executeTakeFirst()) return t.name
+  }
+  return undefined
+}
+
+/**
+ * Copies every row of `from` into `to` (migrated, every table empty). Returns the counts read
+ * from the source snapshot; the caller compares them with the target's afterwards.
+ */
+export async function copyRows(from: OpenDb, to: OpenDb, progress?: CopyProgress): Promise<Counts> {
+  return _snapshot(from, async (src) => {
+    const totals = await countRows(src)
+    await to.db.transaction().execute(async (dst) => {
+      for (const t of COPIED_TABLES) {
+        const total = totals[t.name]!
+        progress?.table(t.name, total)
+        let after: unknown[] | undefined
+        let done = 0
+        for (;;) {
+          let q = src.selectFrom(t.name).selectAll()
+          if (after) q = q.where(sql<boolean>`(${sql.join(t.key.map((k) => sql.ref(k)))}) > (${sql.join(after)})`)
+          for (const k of t.key) q = q.orderBy(sql.ref(k))
+          const rows = (await q.limit(BATCH).execute()) as Record<string, unknown>[]
+          if (rows.length === 0) break
+          await dst.insertInto(t.name).values(rows as never).execute()
+          done += rows.length
+          progress?.rows(t.name, done, total)
+          const last = rows[rows.length - 1]!
+          after = t.key.map((k) => last[k])
+          if (rows.length < BATCH) break
+        }
+      }
+    })
+    return totals
+  })
+}
+
+/**
+ * Runs `fn` with every read seeing one snapshot of the source. SQLite: a deferred read
+ * transaction on the connection (WAL: writers go on); PostgreSQL: REPEATABLE READ, read only.
+ */
+async function _snapshot<T>(from: OpenDb, fn: (db: Db) => Promise<T>): Promise<T> {
+  if (from.engine === 'postgres') {
+    return from.db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((tx) => fn(tx as unknown as Db))
+  }
+  return from.db.connection().execute(async (conn) => {
+    await sql`begin`.execute(conn)
+    try {
+      return await fn(conn as unknown as Db)
+    } finally {
+      await sql`commit`.execute(conn)
+    }
+  })
+}
