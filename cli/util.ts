@@ -15,7 +15,7 @@ export class CliError extends Error {
 /** Ends a command whose answer is already printed (e.g. `invalid`) with this exit code, saying nothing more. */
 export const quietExit = (exitCode: number) => new CliError('', exitCode)
 
-export const dbOption = () => new Option('--db <path>', 'SQLite database file (default: ./travelops.db)').env('TRAVELOPS_DB')
+export const dbOption = () => new Option('--db <url-or-path>', 'SQLite database file or postgres:// URL (default: ./travelops.db)').env('TRAVELOPS_DB')
 export const jsonOption = () => new Option('--json', 'print exactly one JSON document on stdout')
 
 /** Adds `--db` and `--json` to a data command. */

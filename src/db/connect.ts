@@ -50,6 +50,8 @@ export async function openDatabase(target: string, opts: OpenOptions = {}): Prom
     import('./postgres.ts'), import('./migrate-pg.ts'), import('./inspect.ts'),
   ])
   const { db, pool } = openPostgres(target)
+  const health = openPostgres(target, { max: 1, applicationName: 'travelops health' })
+  _pings.set(db, () => health.pool.query('select 1'))
   const where = redactUrl(target)
   try {
     let state
@@ -61,11 +63,11 @@ export async function openDatabase(target: string, opts: OpenOptions = {}): Prom
     assertUsable(state, where, { create: opts.create ?? false, allowPending: opts.allowPending })
     if (opts.migrate) await migratePostgres(db, undefined, opts.observer)
   } catch (err) {
-    await db.destroy()
+    await Promise.all([db.destroy(), health.pool.end()])
     throw err
   }
   void pool // kysely's destroy() ends the pool
-  return { db, engine: 'postgres', close: () => db.destroy() }
+  return { db, engine: 'postgres', close: async () => void (await Promise.all([db.destroy(), health.pool.end()])) }
 }
 
 /**
@@ -117,6 +119,7 @@ export interface DbInternals {
 
 const _internals = new WeakMap<Db, DbInternals>()
 const _txOf = new WeakMap<Transaction<Database>, DbInternals>()
+const _baseOf = new WeakMap<Transaction<Database>, Db>()
 
 /** @internal for src/db/ only. */
 export function internalsOf(db: Db): DbInternals | undefined {
@@ -125,8 +128,14 @@ export function internalsOf(db: Db): DbInternals | undefined {
 
 /** @internal withTx() says which database a transaction is on (see compiled()). */
 export function registerTx(tx: Transaction<Database>, db: Db): void {
+  _baseOf.set(tx, db)
   const x = _internals.get(db)
   if (x) _txOf.set(tx, x)
+}
+
+/** @internal The database a withTx() transaction runs on (to run a statement outside it). */
+export function baseOfTx(tx: Transaction<Database>): Db | undefined {
+  return _baseOf.get(tx)
 }
 
 /** @internal The database of a transaction that withTx() opened (its connection is the one held). */
@@ -154,8 +163,11 @@ export function dbVersion(db: Db): string | null {
 export async function pingDb(db: Db): Promise<void> {
   const x = _internals.get(db)
   if (x) x.prepare('SELECT 1').get()
-  else await sql`select 1`.execute(db)
+  else await (_pings.get(db) ?? (() => sql`select 1`.execute(db)))()
 }
+
+/** PostgreSQL: a connection of its own for pingDb(), so /health never queues behind the pool's requests. */
+const _pings = new WeakMap<Db, () => Promise<unknown>>()
 
 function _cachingDatabase(sqlite: SqliteDatabase): KyselySqlite {
   const cache = new Map<string, SqliteStatement>()

@@ -1,9 +1,17 @@
 import { compiled } from './compiled.ts'
+import { baseOfTx, internalsOfTx } from './connect.ts'
 import type { Tx } from './tx.ts'
 
-/** Next value of a per-tenant sequence (order numbers, invoice numbers), inside the caller's transaction. */
+/**
+ * Next value of a per-tenant sequence (order numbers, invoice numbers). On SQLite inside the
+ * caller's transaction (one writer: gapless). On PostgreSQL in a statement of its own, committed
+ * at once: every concurrent creation of a tenant would otherwise update the same counter row
+ * and all but one would fail serialization; numbers stay unique and increasing, and a creation
+ * that rolls back afterwards leaves a gap.
+ */
 export async function nextCounter(tx: Tx, tenantId: string, name: string): Promise<number> {
-  const [row] = await _next(tx, tenantId, name)
+  const outside = internalsOfTx(tx) ? undefined : baseOfTx(tx)
+  const [row] = await _next(outside ?? tx, tenantId, name)
   return row!.value
 }
 

@@ -276,6 +276,7 @@ export function startWorker(o: WorkerOptions): Worker {
       while (ticking) await ticking
       if (outcomes.length > 0) await tick().catch((err: unknown) => o.logger.error('could not record delivery attempts', { error: String(err) }))
       clearInterval(renewal)
+      await ready // a listen() still connecting must finish before it can be stopped
       await unlisten?.().catch(() => {})
       await o.sender.close()
     },

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { databaseText } from '../helpers/engine.ts'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -69,7 +70,7 @@ describe('the travelops CLI, spawned as a process', () => {
     const unknown = await runCli(['keys', 'list', '--tenant', 'ten_01a2006f-8a5a-7042-87ba-09d34df5a262', '--db', db, '--json'])
     assert.equal(unknown.code, 1, 'a tenant that does not exist is not found')
     assert.match(unknown.stderr, /no tenant/)
-    const dbBytes = readFileSync(db).toString('latin1')
+    const dbBytes = await databaseText(db)
     assert.ok(!dbBytes.includes(key.key), 'the database holds no key in clear')
   })
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { openSqlite } from '../../src/db/sqlite.ts'
+import { queryRows } from '../helpers/engine.ts'
 import { orderBody } from '../helpers/app.ts'
 import { apiClient, runCli, runJson, startServe, until, type ServeProcess, migratedDb } from '../helpers/cli.ts'
 import { runInPty } from '../helpers/pty.ts'
@@ -27,14 +27,7 @@ describe('travelops deliveries, against a running serve and real receivers', () 
   const json = (...args: string[]) => runJson([...args, '--db', db])
   /** The API's view of a subscription's deliveries, newest first. */
   /** Each delivery row of a subscription as the queue sees it, read straight from the file. */
-  const queueState = (webhookId: string) => {
-    const sqlite = openSqlite(db, { readonly: true })
-    try {
-      return sqlite.prepare('SELECT id, status, attempts, manual, due_at FROM deliveries WHERE webhook_id = ? ORDER BY id').all(webhookId)
-    } finally {
-      sqlite.close()
-    }
-  }
+  const queueState = (webhookId: string) => queryRows(db, 'SELECT id, status, attempts, manual, due_at FROM deliveries WHERE webhook_id = ? ORDER BY id', webhookId)
   const apiDeliveries = async (webhookId: string) => (await api('GET', `/v1/webhooks/deliveries?webhook_id=${webhookId}&limit=100`)).body.data as any[]
 
   before(async () => {
@@ -128,8 +121,8 @@ describe('travelops deliveries, against a running serve and real receivers', () 
 
   test('replay asks first: --dry-run counts and changes nothing, no terminal without --yes is exit 2, a pty asks y/N', async () => {
     // Nothing queued and nothing in flight, so the worker changes no row while we look.
-    const settled = () => until('no delivery of the healthy hook queued or in flight', () => {
-      const rows = queueState(hookOk)
+    const settled = () => until('no delivery of the healthy hook queued or in flight', async () => {
+      const rows = await queueState(hookOk)
       return rows.length > 0 && rows.every((r: any) => r.status === 'delivered' && r.manual === 0 && r.due_at === null) && rows
     })
     const rows = await settled()
@@ -145,7 +138,7 @@ describe('travelops deliveries, against a running serve and real receivers', () 
     assert.equal(declined.code, 1, declined.output)
     assert.match(declined.output, new RegExp(`requeue ${rows.length} deliveries of ${hookOk}\\? \\[y/N\\] n\n`))
     assert.match(declined.output, /cancelled; nothing was queued/)
-    assert.deepEqual(queueState(hookOk), rows, 'dry run, refusal and a "no" changed no record')
+    assert.deepEqual(await queueState(hookOk), rows, 'dry run, refusal and a "no" changed no record')
     assert.equal(ok.requests.length, received)
 
     const accepted = await runInPty(['deliveries', 'replay', '--webhook', hookOk, '--db', db], { waitFor: '[y/N]', answer: 'y' })
@@ -176,15 +169,8 @@ describe('travelops deliveries, against a running serve and real receivers', () 
   test('exit codes: 2 for usage errors, 1 for unknown records; an unknown id among several queues nothing', async () => {
     await server.stop() // nothing may take queued work away while the database is inspected
     const delivered = (await deliveryIds(db, hookOk))[0]!
-    const queued = () => {
-      const sqlite = openSqlite(db, { readonly: true })
-      try {
-        return sqlite.prepare('SELECT manual, due_at FROM deliveries WHERE id = ?').get(delivered)
-      } finally {
-        sqlite.close()
-      }
-    }
-    assert.deepEqual(queued(), { manual: 0, due_at: null }, 'nothing queued before')
+    const queued = async () => (await queryRows(db, 'SELECT manual, due_at FROM deliveries WHERE id = ?', delivered))[0]
+    assert.deepEqual(await queued(), { manual: 0, due_at: null }, 'nothing queued before')
     const usage = [
       ['deliveries', 'list', '--status', 'bogus'],
       ['deliveries', 'list', '--limit', '0'],
@@ -220,7 +206,7 @@ describe('travelops deliveries, against a running serve and real receivers', () 
     const r = await cli('deliveries', 'retry', delivered, missing)
     assert.equal(r.code, 1)
     assert.match(r.stderr, new RegExp(`no delivery ${missing}; nothing was queued`))
-    assert.deepEqual(queued(), { manual: 0, due_at: null }, 'nothing queued after')
+    assert.deepEqual(await queued(), { manual: 0, due_at: null }, 'nothing queued after')
   })
 })
 

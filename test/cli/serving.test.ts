@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { testEngine } from '../helpers/engine.ts'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -66,7 +67,7 @@ describe('serve: ports, HTTPS, metrics, start-up log', () => {
       const started = JSON.parse(plain.stderr().split('\n').find((l) => l.includes('"travelops started"'))!)
       assert.equal(started.level, 'info')
       assert.match(started.version, /^\d+\.\d+\.\d+/)
-      assert.equal(started.engine, 'sqlite')
+      assert.equal(started.engine, testEngine())
       assert.equal(started.db, db)
       assert.equal(started.url, plain.url)
     } finally {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import Database from 'better-sqlite3'
+import { queryRows } from '../helpers/engine.ts'
 import { orderBody } from '../helpers/app.ts'
 import { apiClient, runJson, startServe, until, migratedDb } from '../helpers/cli.ts'
 import { startReceiver } from '../helpers/receiver.ts'
@@ -18,14 +18,7 @@ test('with --retention 3s a delivered record and its event are gone soon after; 
   const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key
   // A retry base of an hour: the failing delivery stays queued throughout.
   const server = await startServe(['--db', db, '--allow-private-targets', '--log-level', 'warn', '--retention', '3s', '--retry-base', '3600000'])
-  const count = (sqlText: string) => {
-    const reader = new Database(db, { readonly: true })
-    try {
-      return (reader.prepare(sqlText).get() as { n: number }).n
-    } finally {
-      reader.close()
-    }
-  }
+  const count = async (sqlText: string) => (await queryRows<{ n: number }>(db, sqlText))[0]!.n
   try {
     const api = apiClient(server.url, key)
     await api('POST', '/v1/webhooks', { url: ok.url, events: ['order.created'], secret: 'retention-secret-01' })
@@ -38,11 +31,11 @@ test('with --retention 3s a delivered record and its event are gone soon after; 
       return rows[0]?.status === 'delivered' && rows[0]
     })
     const queued = (await api('GET', '/v1/webhooks/deliveries?event=customer.created')).body.data[0]
-    assert.equal(count('SELECT count(*) AS n FROM events'), 3)
+    assert.equal(await count('SELECT count(*) AS n FROM events'), 3)
     await until('the delivered record gone', async () => (await api('GET', `/v1/webhooks/deliveries/${delivered.id}`)).status === 404, 15_000)
-    await until('the events without deliveries gone', () => count('SELECT count(*) AS n FROM events') === 1, 5000)
-    assert.equal(count(`SELECT count(*) AS n FROM events WHERE name = 'customer.created'`), 1)
-    assert.equal(count('SELECT count(*) AS n FROM delivery_attempts WHERE delivery_id NOT IN (SELECT id FROM deliveries)'), 0)
+    await until('the events without deliveries gone', async () => await count('SELECT count(*) AS n FROM events') === 1, 5000)
+    assert.equal(await count(`SELECT count(*) AS n FROM events WHERE name = 'customer.created'`), 1)
+    assert.equal(await count('SELECT count(*) AS n FROM delivery_attempts WHERE delivery_id NOT IN (SELECT id FROM deliveries)'), 0)
     const still = await api('GET', `/v1/webhooks/deliveries/${queued.id}`)
     assert.equal(still.status, 200)
     assert.ok(still.body.data.next_retry_at)

@@ -38,3 +38,35 @@ export async function openWithStore(target: string) {
   const store = opened.engine === 'postgres' ? pgDeliveryStore(opened.db, target) : sqliteDeliveryStore(opened.db)
   return { opened, store }
 }
+
+/** Rows of a plain SQL query (`?` placeholders, portable SQL) on the test's database, whichever engine it is. */
+export async function queryRows<T = Record<string, unknown>>(target: string, text: string, ...params: unknown[]): Promise<T[]> {
+  if (!/^postgres(ql)?:\/\//.test(target)) {
+    const { openSqlite } = await import('../../src/db/sqlite.ts')
+    const db = openSqlite(target, { readonly: true })
+    try {
+      return db.prepare(text).all(...params) as T[]
+    } finally {
+      db.close()
+    }
+  }
+  let n = 0
+  const client = new pg.Client({ connectionString: target, types: { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? Number : pg.types.getTypeParser(oid, format)) } as unknown as pg.CustomTypesConfig })
+  await client.connect()
+  try {
+    return (await client.query(text.replace(/\?/g, () => `$${++n}`), params)).rows as T[]
+  } finally {
+    await client.end()
+  }
+}
+
+/** Everything the database holds, as text (SQLite: the file's bytes; PostgreSQL: every table's rows), to check a secret is not in it. */
+export async function databaseText(target: string): Promise<string> {
+  if (!/^postgres(ql)?:\/\//.test(target)) {
+    const { readFileSync } = await import('node:fs')
+    return readFileSync(target).toString('latin1')
+  }
+  const tables = await queryRows<{ t: string }>(target, "SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public'")
+  const parts = await Promise.all(tables.map(({ t }) => queryRows(target, `SELECT * FROM ${t}`)))
+  return JSON.stringify(parts)
+}
