@@ -17,10 +17,11 @@ import type { LoadResult, LoadSpec } from './bench/load.ts'
 import { killAll, spawnChild, type Child } from './bench/procs.ts'
 import { fmt, gitCommit, machine, percentile, printTable, writeResults, type Figure } from './bench/report.ts'
 import { benchTenant, ORDER_BODY, seedDeliveries, seedOrders, type BenchTenant } from './bench/seed.ts'
+import { pgQueued, pgSeedOrders, pgTenant, startPgBench } from './bench/pg.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 let tmpDir: string | undefined
-const DEADLINE_S = 290
+const DEADLINE_S = 480
 const S = {
   connections: 16,
   warmupS: Number(process.env.BENCH_WARMUP_S ?? 2),
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
     const list = { method: 'GET' as const, paths: ['/v1/orders?limit=20'], headers: auth(reads) }
 
     const only = process.env.BENCH_ONLY?.split(',') // e.g. BENCH_ONLY=post,delivery: those groups only, nothing written
-    const run = (group: 'reads' | 'post' | 'delivery' | 'latency' | 'isolation') => !only || only.includes(group)
+    const run = (group: 'reads' | 'post' | 'delivery' | 'latency' | 'isolation' | 'postgres') => !only || only.includes(group)
     const figures: Figure[] = []
     if (run('reads')) {
       // The first load of a fresh process also warms the JIT: a longer warm-up.
@@ -146,6 +147,7 @@ async function main(): Promise<void> {
         notes: `${iso.inFlight} attempts of the other tenant in flight at the end`,
       })
     }
+    if (run('postgres')) figures.push(...(await _postgres(c)))
     const logLines = readFileSync(join(tmp, 'serve.log'), 'utf8').split('\n').length - 1
     if (profile) {
       const exited = new Promise((resolve) => serve.proc.once('exit', resolve))
@@ -180,6 +182,82 @@ function _httpFigure(id: string, name: string, m: { base: Measured; fig: Measure
 }
 
 type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupS' | 'durationS'>
+
+/**
+ * The same HTTP figures on PostgreSQL (BENCH_PG_URL, or a server started like the tests'),
+ * each against the bare route measured right before it, and POST with two `serve` processes
+ * on the one database against one process under the same client load (16 connections, split
+ * 8 + 8 for two).
+ */
+async function _postgres(c: Ctx): Promise<Figure[]> {
+  const pgb = await startPgBench()
+  try {
+    const reads = await pgTenant(pgb.opened, 'Reads', c.rxUrl, [])
+    const writes = await pgTenant(pgb.opened, 'Writes', c.rxUrl, [['order.created'], ['*']])
+    const t0 = performance.now()
+    const ids = await pgSeedOrders(pgb.opened, reads.id, S.ordersLarge)
+    _log(`PostgreSQL: seeded ${ids.length} orders in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    const serveArgs = (n: number) => ({ stderrFile: join(c.tmp, `serve-pg-${n}.log`) })
+    const one = spawnChild(ROOT, 'serve-pg-1', 'serve.ts', [pgb.url], serveArgs(1))
+    const oneUrl = (await one.next<{ url: string }>('ready')).url
+    const pc: Ctx = { ...c, serve: one, serveUrl: oneUrl }
+    const auth = (t: BenchTenant) => ({ authorization: `Bearer ${t.key}` })
+    const pathsFile = join(c.tmp, 'pg-paths.txt')
+    writeFileSync(pathsFile, Array.from({ length: 1000 }, () => `/v1/orders/${ids[Math.floor(Math.random() * ids.length)]}`).join('\n'))
+    const getOne = await _pair(pc, 'PostgreSQL: GET /v1/orders/:id', { method: 'GET', pathsFile, headers: auth(reads) }, S.warmupS + 2)
+    const list = await _pair(pc, `PostgreSQL: GET /v1/orders?limit=20 at ${S.ordersLarge / 1000} k`, { method: 'GET', paths: ['/v1/orders?limit=20'], headers: auth(reads) })
+    const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { ...auth(writes), 'content-type': 'application/json' }, body: ORDER_BODY }
+    await c.receiver.ask('hold')
+    const post = await _pair(pc, 'PostgreSQL: POST /v1/orders (2 subscriptions, deliveries held)', spec)
+    await c.receiver.ask('release')
+    await _drainWith(() => pgQueued(pgb.opened))
+    // One process, then two, under the same client load, deliveries sent meanwhile (as in production).
+    const single = await _load(one, { url: oneUrl, ...spec })
+    await _drainWith(() => pgQueued(pgb.opened))
+    const two = spawnChild(ROOT, 'serve-pg-2', 'serve.ts', [pgb.url], serveArgs(2))
+    const twoUrl = (await two.next<{ url: string }>('ready')).url
+    const both = await _loadSplit([one, two], [oneUrl, twoUrl], spec)
+    await _drainWith(() => pgQueued(pgb.opened))
+    const scale = both.reqPerS / single.reqPerS
+    _log(`PostgreSQL: POST with two processes ${fmt(both.reqPerS)} req/s against one ${fmt(single.reqPerS)} req/s: ${scale.toFixed(2)}×`)
+    return [
+      _httpFigure('pg-get-order', 'PostgreSQL: GET /v1/orders/:id', getOne, 0.3),
+      _httpFigure('pg-list-orders-100k', `PostgreSQL: GET /v1/orders?limit=20, ${S.ordersLarge / 1000} k orders`, list, 0.15),
+      _httpFigure('pg-create-order', 'PostgreSQL: POST /v1/orders, 2 subscriptions', post, 0.1),
+      {
+        id: 'pg-two-processes', name: 'PostgreSQL: POST with two serve processes ÷ one (same client load)', unit: '×', value: scale,
+        baseline: null, ratio: null, target: '≥ 1.00', pass: scale >= 1, cpuUs: both.cpuUsPerReq, baselineCpuUs: single.cpuUsPerReq,
+        notes: `one process ${fmt(single.reqPerS)} req/s, two ${fmt(both.reqPerS)} req/s; on this 2-core machine the server, both processes and the load generator share the cores`,
+      },
+    ]
+  } finally {
+    await pgb.close().catch((err: unknown) => _log(`PostgreSQL bench database not removed: ${String(err)}`))
+  }
+}
+
+/** One load spread over several servers at once (connections split between them); CPU summed. */
+async function _loadSplit(servers: Child[], urls: string[], spec: Spec): Promise<Measured> {
+  const per = Math.max(1, Math.round(S.connections / servers.length))
+  const loads = urls.map((url) => spawnChild(ROOT, 'autocannon', 'load.ts', [JSON.stringify({ connections: per, warmupS: S.warmupS, durationS: S.durationS, url, ...spec })]))
+  await Promise.all(loads.map((l) => l.next('warm', (S.warmupS + 30) * 1000)))
+  const cpu0 = await Promise.all(servers.map((s) => s.cpuUs()))
+  for (const l of loads) l.send({ type: 'go' })
+  const results = await Promise.all(loads.map((l) => l.next<LoadResult>('result', (S.durationS + 30) * 1000)))
+  const cpu1 = await Promise.all(servers.map((s) => s.cpuUs()))
+  const ok = results.reduce((a, r) => a + r.ok, 0)
+  const bad = results.reduce((a, r) => a + r.non2xx + r.errors, 0)
+  if (bad > 0) throw new Error(`split load: ${bad} non-2xx answers or errors`)
+  const cpu = cpu1.reduce((a, x, i) => a + x - cpu0[i]!, 0)
+  return { ...results[0]!, ok, reqPerS: results.reduce((a, r) => a + r.reqPerS, 0), cpuUsPerReq: cpu / ok }
+}
+
+async function _drainWith(queued: () => Promise<number>, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs
+  while ((await queued()) > 0) {
+    if (Date.now() > until) throw new Error('deliveries still queued after the write figure')
+    await sleep(50)
+  }
+}
 
 /** The baseline (bare h3 route, GET) right before the figure, so both see the same machine. */
 async function _pair(c: Ctx, name: string, spec: Spec, warmupS = S.warmupS): Promise<{ base: Measured; fig: Measured }> {

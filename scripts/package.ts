@@ -176,14 +176,15 @@ main().catch((err: unknown) => {
 })
 
 /**
- * listhen's dev server (createDevServer, never used by travelops: `serve` calls only listen())
- * watches files with @parcel/watcher, an optional native package that is not installed. Its
- * dynamic import becomes a module that fails if it is ever reached, instead of an import of a
- * file the executable does not have.
+ * Optional native packages that are not installed and never reached: listhen's dev server
+ * (createDevServer, never used by travelops: `serve` calls only listen()) watches files with
+ * @parcel/watcher; node-postgres loads pg-native only when `pg.native` is asked for (travelops
+ * uses the pure JavaScript client). Each import becomes a module that fails if it is ever
+ * reached, instead of an import of a file the executable does not have.
  */
 function _unusedOptional(): Plugin {
   return { name: 'unused-optional-dependencies', setup: (b) => {
-    b.onResolve({ filter: /^@parcel\/watcher(-wasm)?$/ }, (args) => ({ path: args.path, namespace: 'unused-optional' }))
+    b.onResolve({ filter: /^(@parcel\/watcher(-wasm)?|pg-native)$/ }, (args) => ({ path: args.path, namespace: 'unused-optional' }))
     b.onLoad({ filter: /.*/, namespace: 'unused-optional' }, (args) => ({
       contents: `throw new Error(${JSON.stringify(`${args.path} is not part of the travelops executable`)})`, loader: 'js',
     }))

@@ -3,7 +3,7 @@
 // serve processes, db copy) in the first pass. The PostgreSQL server is TRAVELOPS_TEST_PG_URL
 // when given, else one started here (test/helpers/pg-server.ts) and stopped at the end.
 // Without PostgreSQL binaries the SQLite half runs and a loud warning says the other half did
-// not; TRAVELOPS_REQUIRE_PG=1 (CI) makes that a failure.
+// not; TRAVELOPS_REQUIRE_PG=1 makes that a failure (.ci/run installs PostgreSQL first).
 import { spawn } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -49,7 +49,7 @@ async function main(): Promise<number> {
       _banner([
         'The PostgreSQL half of the suite was NOT run: no PostgreSQL server binaries were found.',
         'Install Debian\'s postgresql package (or set TRAVELOPS_TEST_PG_URL to a server of yours)',
-        'and run npm test again. CI always runs both halves (.ci/run sets TRAVELOPS_REQUIRE_PG=1).',
+        'and run npm test again. CI always runs both halves: .ci/run installs PostgreSQL first.',
       ])
       return sqlite
     }

@@ -86,7 +86,7 @@ export const ORDER_BODY = JSON.stringify({
   metadata: { channel: 'website', campaign: 'spring' },
 })
 
-function orderRow(tenantId: string, n: number): OrderRow {
+export function orderRow(tenantId: string, n: number): OrderRow {
   const now = new Date().toISOString()
   return {
     id: newId('ord'),

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { after, before, test } from 'node:test'
 import { readMigrationDir } from '../../src/db/migration-files.ts'
 import { assertShellBlocksRun } from '../helpers/readme.ts'
+import { startPgServer } from '../helpers/pg-server.ts'
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -365,4 +366,29 @@ test('every sh block of the README runs with the executable as ./travelops (no N
     })
   })
   await assertShellBlocksRun(join(ROOT, 'README.md'), { travelops: sb.exe, dir, ports: [await freePort(), await freePort()], env: baseEnv(sb) as Record<string, string> })
+})
+
+test('on PostgreSQL: migrate (embedded PostgreSQL migrations), tenants, keys, serve and an order, db copy back to a file', async () => {
+  const server = await startPgServer() // Debian's postgresql, which .ci/run installs
+  try {
+    const url = server.url
+    assert.deepEqual(runJson(sb, ['migrate', '--db', url]).applied, embeddedMigrationNames())
+    const tenant = runJson(sb, ['tenants', 'create', '--name', 'Packaged on PostgreSQL', '--db', url])
+    const key = String(runJson(sb, ['keys', 'create', '--tenant', String(tenant.id), '--db', url]).key)
+    const s = await serve(sb, ['--db', url, '--port', '0', '--log-level', 'warn'])
+    try {
+      const res = await fetch(`${s.url}/v1/orders`, {
+        method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ customer: { firstName: 'Ada', lastName: 'L', email: 'ada@example.com' }, items: [{ description: 'x', quantity: 1, unitPrice: 10 }], currency: 'EUR' }),
+      })
+      assert.equal(res.status, 201)
+    } finally {
+      assert.equal(await s.stop(), 0)
+    }
+    const copied = runJson(sb, ['db', 'copy', '--from', url, '--to', join(sb.work, 'from-pg.db')]) as { tables: Record<string, number> }
+    assert.equal(copied.tables.orders, 1)
+    assert.equal(run(sb, ['backup', 'x.db', '--db', url], {}, 2).stderr.includes('pg_dump'), true)
+  } finally {
+    await server.stop()
+  }
 })
