@@ -52,6 +52,11 @@ export async function openDatabase(target: string, opts: OpenOptions = {}): Prom
   const { db, pool } = openPostgres(target)
   const health = openPostgres(target, { max: 1, applicationName: 'travelops health' })
   _pings.set(db, () => health.pool.query('select 1'))
+  // Statements that must commit on their own while a transaction of the main pool is open
+  // (counters.ts) take a connection from here: from the main pool they could wait for a
+  // connection held by a transaction that waits for them.
+  const side = openPostgres(target, { max: 2, applicationName: 'travelops counters' })
+  _sides.set(db, side.db)
   const where = redactUrl(target)
   try {
     let state
@@ -63,11 +68,11 @@ export async function openDatabase(target: string, opts: OpenOptions = {}): Prom
     assertUsable(state, where, { create: opts.create ?? false, allowPending: opts.allowPending })
     if (opts.migrate) await migratePostgres(db, undefined, opts.observer)
   } catch (err) {
-    await Promise.all([db.destroy(), health.pool.end()])
+    await Promise.all([db.destroy(), health.pool.end(), side.pool.end()])
     throw err
   }
   void pool // kysely's destroy() ends the pool
-  return { db, engine: 'postgres', close: async () => void (await Promise.all([db.destroy(), health.pool.end()])) }
+  return { db, engine: 'postgres', close: async () => void (await Promise.all([db.destroy(), health.pool.end(), side.pool.end()])) }
 }
 
 /**
@@ -133,10 +138,6 @@ export function registerTx(tx: Transaction<Database>, db: Db): void {
   if (x) _txOf.set(tx, x)
 }
 
-/** @internal The database a withTx() transaction runs on (to run a statement outside it). */
-export function baseOfTx(tx: Transaction<Database>): Db | undefined {
-  return _baseOf.get(tx)
-}
 
 /** @internal The database of a transaction that withTx() opened (its connection is the one held). */
 export function internalsOfTx(tx: Transaction<Database>): DbInternals | undefined {
@@ -168,6 +169,16 @@ export async function pingDb(db: Db): Promise<void> {
 
 /** PostgreSQL: a connection of its own for pingDb(), so /health never queues behind the pool's requests. */
 const _pings = new WeakMap<Db, () => Promise<unknown>>()
+const _sides = new WeakMap<Db, Db>()
+
+/**
+ * @internal A database to run a statement that commits on its own while `tx` stays open: on
+ * PostgreSQL a small pool of its own (never the pool `tx`'s connection came from), on SQLite none.
+ */
+export function outsideOfTx(tx: Transaction<Database>): Db | undefined {
+  const base = _baseOf.get(tx)
+  return base ? _sides.get(base) : undefined
+}
 
 function _cachingDatabase(sqlite: SqliteDatabase): KyselySqlite {
   const cache = new Map<string, SqliteStatement>()

@@ -1,5 +1,5 @@
 import { compiled } from './compiled.ts'
-import { baseOfTx, internalsOfTx } from './connect.ts'
+import { outsideOfTx } from './connect.ts'
 import type { Tx } from './tx.ts'
 
 /**
@@ -10,8 +10,7 @@ import type { Tx } from './tx.ts'
  * that rolls back afterwards leaves a gap.
  */
 export async function nextCounter(tx: Tx, tenantId: string, name: string): Promise<number> {
-  const outside = internalsOfTx(tx) ? undefined : baseOfTx(tx)
-  const [row] = await _next(outside ?? tx, tenantId, name)
+  const [row] = await _next(outsideOfTx(tx) ?? tx, tenantId, name)
   return row!.value
 }
 
