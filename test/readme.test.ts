@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, test } from 'node:test'
+import { freePort } from './helpers/pg-server.ts'
 import { assertShellBlocksRun, readmeBlocks } from './helpers/readme.ts'
 
 // The README works word for word: every ```sh block runs with `./travelops` being the checkout's
@@ -21,7 +21,7 @@ describe('README', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-readme-'))
-    ports = [await _freePort(), await _freePort()]
+    ports = [await freePort(), await freePort()]
   })
 
   after(() => rmSync(dir, { recursive: true, force: true }))
@@ -58,7 +58,7 @@ describe('README', () => {
 async function _deliverTo(file: string, cwd: string, event: string): Promise<void> {
   const { startTestApp, orderBody } = await import('./helpers/app.ts')
   const app = await startTestApp({ allowPrivateTargets: true })
-  const port = await _freePort()
+  const port = await freePort()
   const secret = 'whsec-readme-0123456789'
   const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, TRAVELOPS_WEBHOOK_SECRET: secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
@@ -88,14 +88,4 @@ async function _deliverTo(file: string, cwd: string, event: string): Promise<voi
 
 function _post(port: number, body: string, headers: Record<string, string>): Promise<number> {
   return fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } }).then((r) => r.status)
-}
-
-function _freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-    s.on('error', reject)
-  })
 }

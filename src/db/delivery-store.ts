@@ -110,15 +110,15 @@ function _claim(q: SyncDb, webhookId: string, limit: number, c: Claim): Job[] {
     UPDATE deliveries SET locked_until = ?, locked_by = ?
     WHERE id IN (SELECT id FROM deliveries WHERE ${due} ORDER BY due_at LIMIT ?)
     RETURNING id, tenant_id, webhook_id, event_id, event, attempts, retries, manual, next_retry_at, status`, c.leaseUntil, c.owner, webhookId, c.now, c.now, limit)
-  const headers = _headers(h.headers)
+  const headers = storedHeaders(h.headers)
   return claimed.map((row) => {
     const e = q.get<{ payload: string; created_at: string }>('SELECT payload, created_at FROM events WHERE id = ?', row.event_id)!
     return { ...row, owner: c.owner, url: h.url, secret: h.secret, headers, retryCount: h.retry_count, payload: e.payload, eventAt: e.created_at }
   })
 }
 
-/** A stored headers column that is not a JSON object of strings sends none (the attempt is still made). */
-function _headers(text: string): Record<string, string> {
+/** A stored headers column that is not a JSON object of strings sends none (the attempt is still made). Both engines' stores. */
+export function storedHeaders(text: string): Record<string, string> {
   try {
     const parsed: unknown = JSON.parse(text)
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, string>

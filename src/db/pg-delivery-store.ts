@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import pg from 'pg'
 import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
+import { storedHeaders } from './delivery-store.ts'
 import type { Database } from './schema.ts'
 
 /**
@@ -131,19 +132,11 @@ async function _claim(tx: Tx, webhookId: string, limit: number, c: Claim): Promi
   if (claimed.length === 0) return []
   const events = new Map((await sql<{ id: string; payload: string; created_at: string }>`
     select id, payload, created_at from events where id = any(${claimed.map((r) => r.event_id)})`.execute(tx)).rows.map((e) => [e.id, e]))
-  const headers = _headers(h.headers)
+  const headers = storedHeaders(h.headers)
   return claimed.map((row) => {
     const e = events.get(row.event_id)!
     return { ...row, owner: c.owner, url: h.url, secret: h.secret, headers, retryCount: h.retry_count, payload: e.payload, eventAt: e.created_at }
   })
-}
-
-function _headers(text: string): Record<string, string> {
-  try {
-    const parsed: unknown = JSON.parse(text)
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, string>
-  } catch { /* fall through */ }
-  return {}
 }
 
 /** As on SQLite (db/delivery-store.ts): the attempt row, then the queue state if the lease is still held. */

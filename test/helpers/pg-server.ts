@@ -39,7 +39,7 @@ export async function startPgServer(bin: string = findPgBinDir() ?? ''): Promise
   if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()))
   const data = join(dir, 'data')
   const log = join(dir, 'server.log')
-  const port = await _freePort()
+  const port = await freePort()
   try {
     run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C'])
     run('pg_ctl', ['-D', data, '-l', log, '-w', '-t', '60', '-o',
@@ -65,7 +65,8 @@ export async function startPgServer(bin: string = findPgBinDir() ?? ''): Promise
   }
 }
 
-function _freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
       const { port } = s.address() as { port: number }

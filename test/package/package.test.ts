@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { after, before, test } from 'node:test'
 import { readMigrationDir } from '../../src/db/migration-files.ts'
 import { assertShellBlocksRun } from '../helpers/readme.ts'
-import { startPgServer } from '../helpers/pg-server.ts'
+import { freePort, startPgServer } from '../helpers/pg-server.ts'
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -358,13 +358,6 @@ function _files(path: string): string[] {
 
 test('every sh block of the README runs with the executable as ./travelops (no Node on PATH)', async () => {
   const dir = mkdtempSync(join(sb.tmp, 'readme-'))
-  const { createServer } = await import('node:net')
-  const freePort = () => new Promise<number>((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
   await assertShellBlocksRun(join(ROOT, 'README.md'), { travelops: sb.exe, dir, ports: [await freePort(), await freePort()], env: baseEnv(sb) as Record<string, string> })
 })
 
