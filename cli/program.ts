@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander'
 import { VERSION } from '../src/version.ts'
 import { backupCommand } from './backup.ts'
 import { completionCommand } from './completion.ts'
+import { dashboardCommand } from './dashboard.ts'
 import { dbCommand } from './db.ts'
 import { deliveriesCommand } from './deliveries.ts'
 import { keysCommand } from './keys.ts'
@@ -40,6 +41,7 @@ export function createProgram(): Command {
   program.addCommand(verifyCommand())
   program.addCommand(backupCommand())
   program.addCommand(dbCommand())
+  program.addCommand(dashboardCommand())
   program.addCommand(completionCommand())
   // Usage errors exit 2 (commander's default is 1); help and version exit 0.
   const exitOverride = (cmd: Command) => {

@@ -19,6 +19,7 @@ export function serveCommand(): Command {
     .addOption(new Option('--disable-after <duration>', `disable a webhook subscription whose every attempt failed this long, e.g. 5d, 12h, 30s; 0 = never (default: ${_days(D.disableAfterMs)})`).env('TRAVELOPS_DISABLE_AFTER'))
     .addOption(new Option('--retention <duration>', `delete finished deliveries and their events this long after, e.g. 30d, 12h; 0 = keep everything (default: ${_days(D.retentionMs)})`).env('TRAVELOPS_RETENTION'))
     .addOption(new Option('--metrics', 'serve GET /metrics in the Prometheus text format (default: off; env value 1/true/yes/on)').env('TRAVELOPS_METRICS'))
+    .addOption(new Option('--no-dashboard', 'do not serve the administration dashboard at /dashboard (default: served; env value 0/false/no/off turns it off)').env('TRAVELOPS_DASHBOARD'))
     .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS, with --tls-key (default: plain HTTP)').env('TRAVELOPS_TLS_CERT'))
     .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('TRAVELOPS_TLS_KEY'))
     .addOption(new Option('--log-level <level>', `log lines at this level and above (default: ${D.logLevel})`).choices(LOG_LEVELS).env('TRAVELOPS_LOG_LEVEL'))
@@ -35,6 +36,7 @@ export function serveCommand(): Command {
       // value itself to the config, which reads 1/true/yes/on as on and anything else as off.
       if (cmd.getOptionValueSource('allowPrivateTargets') === 'env') opts.allowPrivateTargets = process.env.TRAVELOPS_ALLOW_PRIVATE_TARGETS
       if (cmd.getOptionValueSource('metrics') === 'env') opts.metrics = process.env.TRAVELOPS_METRICS
+      if (cmd.getOptionValueSource('dashboard') === 'env') opts.dashboard = process.env.TRAVELOPS_DASHBOARD
       const config = await configFrom(opts)
       const { startServer } = await import('../src/server.ts')
       const server = await startServer(config)

@@ -1,13 +1,15 @@
 import { H3, type H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import type { AppDeps, TenantContext } from './context.ts'
-import { authenticate, type Caller } from './http/auth.ts'
+import { authenticate, authenticateSession, cookieValue, type Caller } from './http/auth.ts'
+import { SESSION_COOKIE } from './modules/dashboard/sessions.ts'
+import { serveDashboard } from './dashboard/serve.ts'
 import type { Method, RouteDef } from './http/define-route.ts'
 import { ApiError, badRequest, forbidden, notFound } from './http/errors.ts'
 import { isRetryable, isUniqueViolation } from './db/pg-common.ts'
 import { errorJson, executeRoute } from './http/execute.ts'
 import { RateLimiter, SharedRateLimiter, type Limiter, type RateDecision } from './http/rate-limit.ts'
-import { grants, scopeName } from './http/scopes.ts'
+import { allows, describeScope, tenantScoped } from './http/scopes.ts'
 import { newId } from './lib/ids.ts'
 import { allRoutes } from './routes.ts'
 
@@ -31,6 +33,12 @@ interface Out {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+/** On every API answer (CONTRACT §14): JSON is never a page to run or frame. The dashboard's pages get their own policy. */
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+} as const
 const _BUFFER_BODY_CHARS = 64 * 1024
 
 /**
@@ -42,18 +50,25 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
   // Malformed escapes (/%ZZ) reach the guard, which answers 400 in the contract's shape.
   const app = new H3({ allowMalformedURL: true })
   // PostgreSQL: several processes share the windows (CONTRACT §10); SQLite: one process, in memory.
-  const limiter: Limiter = deps.engine === 'postgres' ? new SharedRateLimiter(deps.db) : new RateLimiter()
+  const limiters = {
+    keys: (deps.engine === 'postgres' ? new SharedRateLimiter(deps.db) : new RateLimiter()) as Limiter,
+    // Dashboard sessions are counted by each process on its own (CONTRACT §14 sets no limit for them).
+    sessions: new RateLimiter() as Limiter,
+  }
 
   app.use(async (event) => {
     const started = performance.now()
     if (deps.metrics && event.url.pathname === '/metrics' && event.req.method === 'GET') {
       const m = await deps.metrics.render()
-      return new FastResponse(m.body, { status: 200, headers: { 'content-type': m.contentType, 'cache-control': 'no-store' } })
+      return new FastResponse(m.body, { status: 200, headers: { 'content-type': m.contentType, 'cache-control': 'no-store', ...SECURITY_HEADERS } })
+    }
+    if (deps.config.dashboard && (event.url.pathname === '/dashboard' || event.url.pathname.startsWith('/dashboard/'))) {
+      return serveDashboard(event, deps)
     }
     const state: RequestState = { requestId: newId('req') }
     let out: Out
     try {
-      out = await _guard(event, state, deps, limiter)
+      out = await _guard(event, state, deps, limiters)
     } catch (err) {
       // The client went away mid-request (e.g. half a body): nobody to answer, nothing broken.
       out = event.req.signal?.aborted ? { status: 499, body: '' } : _errorOut(err, state, deps, event)
@@ -93,7 +108,20 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
   return { h3: app, routes, fetch: (req) => Promise.resolve(app.fetch(req)) }
 }
 
-async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limiter: Limiter): Promise<Out> {
+type Limiters = { keys: Limiter; sessions: Limiter }
+
+/** The caller of a request: its API key, or else (dashboard on) its dashboard session's cookie. */
+function _caller(deps: AppDeps, event: H3Event): Promise<Caller> {
+  const headers = event.req.headers
+  const authorization = headers.get('authorization')
+  if (authorization === null && deps.config.dashboard) {
+    const token = cookieValue(headers.get('cookie'), SESSION_COOKIE)
+    if (token !== undefined) return authenticateSession(deps, headers, token)
+  }
+  return authenticate(deps, authorization)
+}
+
+async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limiter: Limiters): Promise<Out> {
   const meta = event.context.matchedRoute?.meta as { route?: RouteDef; allow?: string } | undefined
   const route = meta?.route
   try {
@@ -104,8 +132,7 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
   if (!route) {
     // Under /v1 a valid key is counted and answered with its tenant and rate-limit headers here
     // too (a 429 past its limit); without one, or with a bad one, this stays a plain 404/405.
-    const caller = /^\/v1(\/|$)/.test(event.url.pathname)
-      ? await authenticate(deps, event.req.headers.get('authorization')).catch(() => undefined) : undefined
+    const caller = /^\/v1(\/|$)/.test(event.url.pathname) ? await _caller(deps, event).catch(() => undefined) : undefined
     if (caller) await _admit(caller, state, deps, limiter)
     if (meta?.allow) {
       throw new ApiError(405, 'method_not_allowed', `Method ${event.req.method} is not allowed on ${event.url.pathname}`, undefined, { Allow: meta.allow })
@@ -116,13 +143,20 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
   if (route.scope === 'public') {
     ctx = { ...deps, tenantId: '', keyId: '' }
   } else {
-    const caller = await authenticate(deps, event.req.headers.get('authorization'))
+    const caller = await _caller(deps, event)
     const admitted = _admit(caller, state, deps, limiter)
     if (admitted) await admitted
-    if (!route.scope || !grants(caller.scopes, route.scope)) {
-      throw forbidden(`This API key lacks the scope '${route.scope ? scopeName(route.scope) : 'unknown'}'`)
+    const need = route.scope
+    if (!need || !allows(need, caller.scopes, caller.session?.role)) {
+      throw forbidden(need === 'session' || need === 'operator'
+        ? `This route is only for a signed-in ${describeScope(need)}`
+        : `This API key lacks the scope '${need ? describeScope(need) : 'unknown'}'`)
     }
-    ctx = { ...deps, tenantId: caller.tenantId, keyId: caller.keyId }
+    if (caller.session) {
+      if (tenantScoped(need) && caller.tenantId === '') throw badRequest('Choose a tenant: the operator\'s session names it with the X-Travelops-Tenant header')
+      if (event.req.headers.has('idempotency-key')) throw badRequest('Idempotency-Key is for API keys; a dashboard session does not keep replays')
+    }
+    ctx = { ...deps, tenantId: caller.tenantId, keyId: caller.keyId, scopes: caller.scopes, session: caller.session }
   }
   const out = await executeRoute(route, event, ctx, state.requestId)
   return out.replayed ? { status: out.status, body: out.body, headers: { 'idempotent-replayed': 'true' } } : out
@@ -132,8 +166,9 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
  * Records the caller and counts the request against its key's hourly limit; 429 past it.
  * Synchronous with the in-memory limiter (no promise turn on SQLite's hot path).
  */
-function _admit(caller: Caller, state: RequestState, deps: AppDeps, limiter: Limiter): void | Promise<void> {
+function _admit(caller: Caller, state: RequestState, deps: AppDeps, limiters: Limiters): void | Promise<void> {
   state.caller = caller
+  const limiter = caller.session ? limiters.sessions : limiters.keys
   const decision = limiter.hit(caller.keyId, caller.rateLimit ?? deps.config.rateLimit, deps.clock.now().getTime(), caller.tenantId)
   if (decision instanceof Promise) return decision.then((d) => _apply(d, state))
   _apply(decision, state)
@@ -167,8 +202,8 @@ function _status(err: unknown): number | undefined {
 }
 
 function _headers(out: Out, state: RequestState): Record<string, string> {
-  const h: Record<string, string> = { 'content-type': JSON_TYPE, 'x-request-id': state.requestId }
-  if (state.caller) h['x-tenant-id'] = state.caller.tenantId
+  const h: Record<string, string> = { 'content-type': JSON_TYPE, 'x-request-id': state.requestId, ...SECURITY_HEADERS }
+  if (state.caller?.tenantId) h['x-tenant-id'] = state.caller.tenantId
   if (state.rate) {
     h['x-ratelimit-limit'] = String(state.rate.limit)
     h['x-ratelimit-remaining'] = String(state.rate.remaining)

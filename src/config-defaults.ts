@@ -18,4 +18,5 @@ export const DEFAULT_CONFIG: Config = {
   metrics: false,
   tlsCert: null,
   tlsKey: null,
+  dashboard: true,
 }

@@ -24,6 +24,8 @@ export interface Config {
   /** PEM files (paths): serve HTTPS instead of HTTP (CONTRACT §13). */
   tlsCert: string | null
   tlsKey: string | null
+  /** The administration dashboard at /dashboard and its sessions (CONTRACT §14). */
+  dashboard: boolean
 }
 
 export { DEFAULT_CONFIG }
@@ -63,6 +65,7 @@ const ConfigSchema = v.object({
   disableAfter: v.optional(duration),
   retention: v.optional(duration),
   metrics: v.optional(bool),
+  dashboard: v.optional(bool),
   tlsCert: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
   tlsKey: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
 })
@@ -94,5 +97,6 @@ export function resolveConfig(options: Record<string, unknown>): Config {
     metrics: o.metrics ?? DEFAULT_CONFIG.metrics,
     tlsCert: o.tlsCert ?? null,
     tlsKey: o.tlsKey ?? null,
+    dashboard: o.dashboard ?? DEFAULT_CONFIG.dashboard,
   }
 }

@@ -26,4 +26,8 @@ export interface AppDeps {
 export interface TenantContext extends AppDeps {
   tenantId: string
   keyId: string
+  /** The caller's scopes (a dashboard session holds `*`); absent outside a request. */
+  scopes?: readonly string[]
+  /** Set when the caller is a signed-in dashboard browser (CONTRACT §14). */
+  session?: { role: 'operator' | 'tenant' }
 }

@@ -13,6 +13,7 @@ import { productRoutes } from './modules/products/index.ts'
 import { supplierRoutes } from './modules/suppliers/index.ts'
 import { keyRoutes } from './modules/keys/index.ts'
 import { webhookRoutes } from './modules/webhooks/index.ts'
+import { dashboardRoutes } from './modules/dashboard/routes.ts'
 
 /**
  * Every route of the API. A module adds its routes here and nowhere else; `withOpenApi`
@@ -32,5 +33,6 @@ export function allRoutes(_deps: AppDeps): RouteDef[] {
     ...inquiryRoutes,
     ...contentRoutes,
     ...webhookRoutes,
+    ...dashboardRoutes,
   ])
 }

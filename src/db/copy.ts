@@ -32,7 +32,8 @@ export const COPIED_TABLES: readonly { name: Table; key: string[] }[] = [
   { name: 'rate_windows', key: ['key_id', 'hour'] },
 ]
 // Not copied: schema_migrations (the target has its own) and serve_processes (which processes
-// run on the source says nothing about the target).
+// run on the source says nothing about the target), nor dashboard_links and dashboard_sessions
+// (sign-ins belong to the server that issued them: sign in again on the new database).
 
 const BATCH = 500
 

@@ -233,6 +233,25 @@ export interface RateWindowsTable {
   count: number
 }
 
+export interface DashboardLinksTable {
+  token_hash: string
+  role: 'operator' | 'tenant'
+  tenant_id: string | null
+  created_at: string
+  expires_at: string
+  used_at: string | null
+}
+
+export interface DashboardSessionsTable {
+  id: string
+  token_hash: string
+  role: 'operator' | 'tenant'
+  tenant_id: string | null
+  created_at: string
+  expires_at: string
+  ended_at: string | null
+}
+
 export interface ServeProcessesTable {
   id: string
   pid: number
@@ -274,9 +293,12 @@ export interface Database {
   delivery_attempts: DeliveryAttemptsTable
   serve_processes: ServeProcessesTable
   rate_windows: RateWindowsTable
+  dashboard_links: DashboardLinksTable
+  dashboard_sessions: DashboardSessionsTable
 }
 
 export type Tenant = Selectable<TenantsTable>
+export type DashboardSessionRow = Selectable<DashboardSessionsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type NewApiKey = Insertable<ApiKeysTable>
 export type OrderRow = Selectable<OrdersTable>

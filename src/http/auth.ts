@@ -2,7 +2,9 @@ import type { AppDeps } from '../context.ts'
 import { dbVersion, type Db } from '../db/connect.ts'
 import type { ApiKeyRow } from '../db/schema.ts'
 import { findKeyByHash, hashKey, looksLikeKey, touchKey } from '../modules/keys/service.ts'
-import { unauthenticated } from './errors.ts'
+import { findSession, type Role } from '../modules/dashboard/sessions.ts'
+import { findTenant } from '../modules/tenants/service.ts'
+import { forbidden, notFound, unauthenticated } from './errors.ts'
 
 export interface Caller {
   keyId: string
@@ -10,6 +12,60 @@ export interface Caller {
   scopes: string[]
   /** null: follows the server's --rate-limit default. */
   rateLimit: number | null
+  /** A signed-in dashboard browser (CONTRACT §14) rather than an API key; keyId is then the session's id. */
+  session?: { role: Role }
+}
+
+/** What one dashboard session may send per hour (counted per process): a browser page refreshes itself. */
+export const SESSION_RATE_LIMIT = 10_000
+const TENANT_ID = /^ten_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** The request header with which the dashboard's operator picks the tenant it works on. */
+export const TENANT_HEADER = 'x-travelops-tenant'
+/** The request header every dashboard request carries: another site cannot send it without a preflight, which is refused. */
+export const DASHBOARD_HEADER = 'x-requested-with'
+export const DASHBOARD_HEADER_VALUE = 'travelops-dashboard'
+
+/** The value of cookie `name` in a Cookie header, or undefined. */
+export function cookieValue(header: string | null, name: string): string | undefined {
+  if (!header) return undefined
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
+  }
+  return undefined
+}
+
+/**
+ * Resolves a dashboard session's cookie. The session is only honoured for requests of the
+ * dashboard's own page: same origin (Origin and Sec-Fetch-Site, when the browser sends them,
+ * name this server) and carrying the dashboard's header. An operator session works on the
+ * tenant named by X-Travelops-Tenant (tenantId '' when none is named).
+ */
+export async function authenticateSession(deps: AppDeps, headers: Headers, token: string): Promise<Caller> {
+  const session = await findSession(deps.db, token, deps.clock.now())
+  if (!session) throw unauthenticated('Your dashboard session has ended; sign in again with a new link')
+  const site = headers.get('sec-fetch-site')
+  const origin = headers.get('origin')
+  let sameOrigin = site === null || site === 'same-origin'
+  if (sameOrigin && origin !== null) {
+    try {
+      sameOrigin = new URL(origin).host === headers.get('host')
+    } catch {
+      sameOrigin = false
+    }
+  }
+  if (!sameOrigin) throw forbidden('Cross-origin requests with a dashboard session are refused')
+  if (headers.get(DASHBOARD_HEADER) !== DASHBOARD_HEADER_VALUE) {
+    throw forbidden(`Requests with a dashboard session must carry "${DASHBOARD_HEADER}: ${DASHBOARD_HEADER_VALUE}"`)
+  }
+  let tenantId = session.tenant_id ?? ''
+  const chosen = headers.get(TENANT_HEADER)
+  if (session.role === 'operator' && chosen) {
+    if (!TENANT_ID.test(chosen) || !(await findTenant(deps.db, chosen))) throw notFound(`No tenant ${chosen}`)
+    tenantId = chosen
+  }
+  return { keyId: session.id, tenantId, scopes: ['*'], rateLimit: SESSION_RATE_LIMIT, session: { role: session.role } }
 }
 
 const TOUCH_EVERY_MS = 60_000

@@ -3,7 +3,7 @@ import type { TenantContext } from '../context.ts'
 import type { EventName } from '../events/catalog.ts'
 import type { IdPrefix } from '../lib/ids.ts'
 import { pageQuery, type Page } from './pagination.ts'
-import type { RequiredScope } from './scopes.ts'
+import type { RouteScope } from './scopes.ts'
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 
@@ -17,6 +17,10 @@ export interface RouteInput<B, Q> {
   params: Record<string, string>
   query: Q
   body: B
+  /** Where the request came to: its origin (scheme from X-Forwarded-Proto behind a proxy) and whether it is HTTPS. */
+  request: { origin: string; secure: boolean }
+  /** Headers to add to the answer (the dashboard's session cookie). */
+  responseHeaders: Record<string, string>
 }
 
 /**
@@ -27,8 +31,8 @@ export interface RouteInput<B, Q> {
 export interface RouteDef {
   method: Method
   path: string
-  /** The scope a key needs, or 'public' for the few routes without authentication. */
-  scope: RequiredScope | 'public'
+  /** The scope a key needs, or 'public' for the few routes without authentication (see RouteScope). */
+  scope: RouteScope
   summary: string
   /** Prose for the OpenAPI operation's `description`, before what the definition says itself (scope, paging, events); the summary when absent. */
   description?: string

@@ -29,6 +29,7 @@ export interface Executed {
   /** JSON text, or its UTF-8 bytes (a large list page). */
   body: string | Buffer
   replayed: boolean
+  headers?: Record<string, string>
 }
 
 /** Validates parameters, query and body of a matched route, runs its handler (once per Idempotency-Key) and renders the JSON. */
@@ -48,14 +49,15 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
     }
     if (route.body) body = validateBody(route.body, received, _readOnly(route))
   }
-  const run = async (): Promise<{ status: number; body: string | Buffer }> => {
+  const responseHeaders: Record<string, string> = {}
+  const run = async (): Promise<{ status: number; body: string | Buffer; headers?: Record<string, string> }> => {
     // Lists of large records are the heaviest answers (pages up to 4 MiB): while a route has
     // answered such pages lately, its lists take turns, so other requests are served between
     // them (CONTRACT §9: /health within 1 s under forty slow readers). Small pages never wait.
     const give = route.list && _heavy(route) ? await _listTurns.take() : undefined
     try {
-      const result = await route.handler({ ctx, params, query, body })
-      if (!route.list) return { status: route.status ?? 200, body: JSON.stringify(route.raw ? result : { data: result }) }
+      const result = await route.handler({ ctx, params, query, body, request: _request(event), responseHeaders })
+      if (!route.list) return { status: route.status ?? 200, body: JSON.stringify(route.raw ? result : { data: result }), headers: responseHeaders }
       const page = pageJson(result as object)
       if (page.length > _HEAVY_PAGE_BYTES) _heavySince.set(route, Date.now())
       return { status: route.status ?? 200, body: page }
@@ -70,6 +72,12 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
   // Only POST carries an Idempotency-Key, and no POST route is a list: its body is text.
   return idempotent(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint }, run as () => Promise<StoredResponse>,
     route.secretFields ? (text) => _withoutSecrets(text, route.secretFields!) : undefined)
+}
+
+function _request(event: H3Event): { origin: string; secure: boolean } {
+  const forwarded = event.req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase()
+  const scheme = forwarded === 'https' || forwarded === 'http' ? forwarded : event.url.protocol.replace(':', '')
+  return { origin: `${scheme}://${event.url.host}`, secure: scheme === 'https' }
 }
 
 function _params(route: RouteDef, event: H3Event): Record<string, string> {

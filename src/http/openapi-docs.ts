@@ -19,6 +19,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Content: 'Free-form content records of a named type (pages, destinations, FAQs).',
   Webhooks: 'Subscriptions to events, the delivery records with every attempt, test events and delivery statistics.',
   'API keys': 'API keys of the tenant: create (the secret is shown once), list, read, revoke.',
+  Dashboard: 'The administration dashboard (served at /dashboard): one-time sign-in links, its session, and the operator\'s tenant endpoints.',
   Events: 'What travelops sends to webhook receivers (the `webhooks` section of this document): one POST per event and subscription.',
 }
 
@@ -36,6 +37,9 @@ export const SERVERS = [{
 export function operationDescription(route: RouteDef): string {
   const parts: string[] = [route.description ?? `${route.summary}.`]
   if (route.scope === 'public') parts.push('No API key needed.')
+  else if (route.scope === 'all') parts.push('Needs a key with the scope `*`.')
+  else if (route.scope === 'session') parts.push('Only for a signed-in dashboard browser (its session cookie); an API key is refused with 403.')
+  else if (route.scope === 'operator') parts.push('Only for the operator\'s dashboard session (a link from `travelops dashboard link` without `--tenant`); an API key is refused with 403.')
   else {
     const { resource, action } = route.scope
     const wider = action === 'read' ? `\`${resource}:write\`, ` : ''

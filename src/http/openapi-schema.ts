@@ -140,6 +140,12 @@ export function sharedComponents(schemas: Record<string, JsonObject> = {}): Json
   return {
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer <key>`. Keys are created with `travelops keys create`.' },
+      dashboardSession: {
+        type: 'apiKey', in: 'cookie', name: 'travelops_session',
+        description: 'The dashboard\'s session (HttpOnly, SameSite=Strict), opened by `POST /v1/dashboard/sessions` with a sign-in link\'s token. ' +
+          'Every request with it must come from the dashboard\'s own origin and carry `X-Requested-With: travelops-dashboard`. It also works on every ' +
+          'route that takes an API key, with the scope `*` of its tenant; the operator\'s session names the tenant with `X-Travelops-Tenant`.',
+      },
     },
     schemas: { Error: ERROR_SCHEMA, ...schemas },
     responses,

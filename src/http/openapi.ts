@@ -5,7 +5,7 @@ import { INFO_CONTACT, INFO_LICENSE, operationDescription, SERVERS, TAG_DESCRIPT
 import { componentRef, ERROR_RESPONSES, namedSchemas, sharedComponents, toComponentSchemas, toQuerySchemas, toSchema, type JsonObject, type NamedSchemas } from './openapi-schema.ts'
 import { pageQuery } from './pagination.ts'
 import { DELIVERY_HEADERS, webhooksSection } from './openapi-webhooks.ts'
-import { scopeName } from './scopes.ts'
+import { describeScope } from './scopes.ts'
 
 /**
  * The OpenAPI 3.1 document of these routes, generated from the very valibot schemas that
@@ -77,9 +77,9 @@ function _operation(route: RouteDef, named: NamedSchemas): JsonObject & { operat
     summary: route.summary,
     description: operationDescription(route),
     tags: [route.tag],
-    security: authenticated ? [{ bearerAuth: [] }] : [],
+    security: !authenticated ? [] : route.scope === 'session' || route.scope === 'operator' ? [{ dashboardSession: [] }] : [{ bearerAuth: [] }],
   }
-  if (route.scope !== 'public') op['x-required-scope'] = scopeName(route.scope)
+  if (route.scope !== 'public') op['x-required-scope'] = describeScope(route.scope)
   if (route.events?.length) op['x-events'] = [...route.events]
   const parameters = [..._pathParameters(route), ..._queryParameters(route)]
   if (route.method === 'POST') parameters.push(componentRef('parameters', 'IdempotencyKey'))

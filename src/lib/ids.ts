@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto'
 import { v7 as uuidv7 } from 'uuid'
 
 export const ID_PREFIXES = [
-  'ten', 'key', 'ord', 'cus', 'prd', 'iti', 'inv', 'pay', 'sup', 'cnt', 'inq', 'wh', 'del', 'evt', 'req',
+  'ten', 'key', 'ord', 'cus', 'prd', 'iti', 'inv', 'pay', 'sup', 'cnt', 'inq', 'wh', 'del', 'evt', 'req', 'ses',
 ] as const
 export type IdPrefix = (typeof ID_PREFIXES)[number]
 

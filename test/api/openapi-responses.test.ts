@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { RouteDef } from '../../src/http/define-route.ts'
 import { EVENT_NAMES } from '../../src/events/catalog.ts'
-import { orderBody, startTestApp, type Reply, type TestApp, type TestTenant } from '../helpers/app.ts'
+import { orderBody, startTestApp, type Reply, type TestApp, type TestSession, type TestTenant } from '../helpers/app.ts'
 import { invoiceBody, itineraryBody, paymentBody } from '../helpers/billing.ts'
 import { until } from '../helpers/cli.ts'
 import { documentValidator, successSchema } from '../helpers/openapi.ts'
@@ -29,10 +29,10 @@ describe('documented response schemas match real answers of every route', () => 
   const ids: Record<string, string> = {}
 
   /** A request as the tenant (or without a key for public routes) whose answer must have the route's status and documented shape. */
-  async function call(method: RouteDef['method'], path: string, url: string, body?: unknown): Promise<Reply> {
+  async function call(method: RouteDef['method'], path: string, url: string, body?: unknown, as?: TestSession): Promise<Reply> {
     const route = routes.find((r) => r.method === method && r.path === path)
     assert.ok(route, `no route ${method} ${path}`)
-    const send = route.scope === 'public' ? app.request : t.request
+    const send = as ? as.request : route.scope === 'public' ? app.request : t.request
     const reply = await send(method, url, body === undefined ? {} : { body })
     const status = route.status ?? 200
     assert.equal(reply.status, status, `${method} ${url}: ${reply.text}`)
@@ -169,6 +169,11 @@ describe('documented response schemas match real answers of every route', () => 
     await call('POST', '/v1/webhooks/deliveries/:id/retry', `/v1/webhooks/deliveries/${delivered.id}/retry`)
     const test = await call('POST', '/v1/webhooks/:id/test', `/v1/webhooks/${delivered.webhook_id}/test`, {})
     check.component('Event', test.body.data.payload)
+    const replay = await call('POST', '/v1/webhooks/:id/replay', `/v1/webhooks/${delivered.webhook_id}/replay`, { dry_run: true })
+    assert.equal(replay.body.data.dry_run, true)
+    const types = await read('/v1/webhooks/event-types', '/v1/webhooks/event-types')
+    assert.deepEqual(types.body.data.map((e: { name: string }) => e.name), [...EVENT_NAMES])
+    for (const e of types.body.data) check.component('Event', e.example)
     const stats = await read('/v1/webhooks/stats', '/v1/webhooks/stats?bucket=hour')
     assert.ok(stats.body.data.some((b: { attempts: number }) => b.attempts > 0))
     const received = await rx.waitFor(1)
@@ -180,6 +185,23 @@ describe('documented response schemas match real answers of every route', () => 
     await read('/v1/keys', '/v1/keys')
     await read('/v1/keys/:id', `/v1/keys/${created.id}`)
     await call('DELETE', '/v1/keys/:id', `/v1/keys/${created.id}`)
+  })
+
+  test('dashboard: a link, signing in, the session, the operator\'s tenants, signing out', async () => {
+    const link = (await call('POST', '/v1/dashboard/links', '/v1/dashboard/links', {})).body.data
+    const token = new URL(link.url).hash.slice(1)
+    const signedIn = await call('POST', '/v1/dashboard/sessions', '/v1/dashboard/sessions', { token })
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!
+    const tenantSession: TestSession = {
+      id: signedIn.body.data.id, cookie,
+      request: (m, p, o = {}) => app.request(m, p, { ...o, headers: { cookie, 'x-requested-with': 'travelops-dashboard' } }),
+    }
+    await call('GET', '/v1/dashboard/session', '/v1/dashboard/session', undefined, tenantSession)
+    const op = await app.session(null)
+    const ten = await call('POST', '/v1/admin/tenants', '/v1/admin/tenants', { name: 'Docs tenant' }, op)
+    await call('GET', '/v1/admin/tenants', '/v1/admin/tenants', undefined, op)
+    await call('GET', '/v1/admin/tenants/:id', `/v1/admin/tenants/${ten.body.data.id}`, undefined, op)
+    await call('DELETE', '/v1/dashboard/session', '/v1/dashboard/session', undefined, tenantSession)
   })
 
   test('deletes', async () => {

@@ -6,7 +6,7 @@ import { createApp } from '../../src/app.ts'
 import { EVENT_NAMES } from '../../src/events/catalog.ts'
 import type { RouteDef } from '../../src/http/define-route.ts'
 import { toOpenApiPath } from '../../src/http/openapi.ts'
-import { scopeName } from '../../src/http/scopes.ts'
+import { describeScope } from '../../src/http/scopes.ts'
 import { VERSION } from '../../src/version.ts'
 import { orderBody, startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
 import { withComponents } from '../helpers/openapi.ts'
@@ -79,8 +79,9 @@ describe('GET /v1/openapi.json', () => {
         assert.deepEqual(op.security, [], `${route.method} ${route.path} needs no key`)
         assert.equal(op['x-required-scope'], undefined)
       } else {
-        assert.deepEqual(op.security, [{ bearerAuth: [] }], `${route.method} ${route.path} needs a key`)
-        assert.equal(op['x-required-scope'], scopeName(route.scope))
+        const session = route.scope === 'session' || route.scope === 'operator'
+        assert.deepEqual(op.security, [session ? { dashboardSession: [] } : { bearerAuth: [] }], `${route.method} ${route.path} needs a key or a session`)
+        assert.equal(op['x-required-scope'], describeScope(route.scope))
         assert.ok(op.responses['401'] && op.responses['403'] && op.responses['429'])
       }
       assert.deepEqual(op['x-events'], route.events?.length ? [...route.events] : undefined)

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { DEFAULT_CONFIG, type Config } from '../../src/config.ts'
 import { newPgDatabase, testEngine } from './engine.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
+import { issueLink, LINK_TTL_MS } from '../../src/modules/dashboard/sessions.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { startServer, type RunningServer } from '../../src/server.ts'
 import { offlineResolve } from './offline-dns.ts'
@@ -33,12 +34,23 @@ export interface RequestOpts {
   key?: string | null
 }
 
+/** A signed-in dashboard browser, as the dashboard's own page sends its requests. */
+export interface TestSession {
+  id: string
+  /** `travelops_session=…` */
+  cookie: string
+  /** A request with the cookie and the dashboard's header; `tenant` names the operator's tenant. */
+  request(method: string, path: string, opts?: RequestOpts & { tenant?: string }): Promise<Reply>
+}
+
 export interface TestApp {
   url: string
   dir: string
   dbFile: string
   server: RunningServer
   tenant(name?: string): Promise<TestTenant>
+  /** Signs in with a fresh link: the operator's (no tenant) or a tenant's. */
+  session(tenantId?: string | null): Promise<TestSession>
   request(method: string, path: string, opts?: RequestOpts): Promise<Reply>
   close(): Promise<void>
 }
@@ -85,8 +97,22 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     }
   }
 
+  const session = async (tenantId: string | null = null): Promise<TestSession> => {
+    const link = await issueLink(db, tenantId, LINK_TTL_MS, new Date())
+    const r = await request('POST', '/v1/dashboard/sessions', { body: { token: link.token } })
+    if (r.status !== 201) throw new Error(`sign-in failed: ${r.status} ${r.text}`)
+    const cookie = r.headers.get('set-cookie')!.split(';')[0]!
+    return {
+      id: r.body.data.id, cookie,
+      request: (method, path, opts = {}) => request(method, path, {
+        ...opts,
+        headers: { cookie, 'x-requested-with': 'travelops-dashboard', ...(opts.tenant ? { 'x-travelops-tenant': opts.tenant } : {}), ...opts.headers },
+      }),
+    }
+  }
+
   return {
-    url: server.url, dir, dbFile, server, tenant, request,
+    url: server.url, dir, dbFile, server, tenant, session, request,
     close: async () => {
       await server.stop(1000)
       rmSync(dir, { recursive: true, force: true })

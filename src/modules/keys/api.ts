@@ -33,8 +33,7 @@ export async function getApiKey(ctx: TenantContext, id: string): Promise<ApiKey>
  * `*` needs `*`; `<resource>:write` or `:*` needs write on that resource; `:read` needs read.
  */
 export async function createApiKey(ctx: TenantContext, input: CreateKeyInput): Promise<CreatedApiKey> {
-  const caller = await keys.find(ctx.db, ctx.tenantId, ctx.keyId)
-  const callerScopes = caller ? (JSON.parse(caller.scopes) as string[]) : []
+  const callerScopes = ctx.scopes ?? await _keyScopes(ctx)
   for (const scope of input.scopes) {
     if (!_holds(callerScopes, scope)) throw forbidden(`This API key cannot grant the scope '${scope}': a key may only create keys with scopes it holds itself`)
   }
@@ -52,6 +51,11 @@ export async function revokeApiKey(ctx: TenantContext, id: string): Promise<ApiK
   if (!(await keys.find(ctx.db, ctx.tenantId, id))) throw notFound(`No API key ${id}`)
   await revokeKey(ctx.db, id, ctx.clock.now())
   return getApiKey(ctx, id)
+}
+
+async function _keyScopes(ctx: TenantContext): Promise<readonly string[]> {
+  const caller = await keys.find(ctx.db, ctx.tenantId, ctx.keyId)
+  return caller ? (JSON.parse(caller.scopes) as string[]) : []
 }
 
 function _holds(held: readonly string[], scope: string): boolean {

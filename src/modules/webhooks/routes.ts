@@ -4,6 +4,7 @@ import { CreateWebhookBody, DeliveryDetailView, TestEventBody, DeliveryView, Lis
 import * as webhooks from './service.ts'
 import { MAX_STATS_BUCKETS, StatsQuery, StatsRowView, webhookStats } from './stats.ts'
 import * as v from 'valibot'
+import { EventTypeView, listEventTypes, replayWebhook, ReplayBody, ReplayView } from './catalog.ts'
 
 const read = { resource: 'webhooks', action: 'read' } as const
 const write = { resource: 'webhooks', action: 'write' } as const
@@ -29,6 +30,20 @@ export const webhookRoutes: RouteDef[] = [
     query: StatsQuery,
     response: v.array(StatsRowView),
     handler: ({ ctx, query }) => webhookStats(ctx, query),
+  }),
+  defineRoute({
+    method: 'GET', path: '/v1/webhooks/event-types', scope: read, tag, summary: 'The event catalog: the 14 events, what emits each, an example body',
+    description: 'Every event a subscription can ask for, with what emits it (in words and as the API routes that may) and an example body exactly as a receiver gets it.',
+    response: v.array(EventTypeView),
+    handler: ({ ctx }) => listEventTypes(ctx),
+  }),
+  defineRoute({
+    method: 'POST', path: '/v1/webhooks/:id/replay', scope: write, tag, summary: 'Queue a new attempt of a subscription\'s finished deliveries',
+    description: 'Queues an immediate new attempt of every delivered or failed delivery of this subscription (`status` narrows it; `since`: created at or after), '
+      + 'as `travelops deliveries replay` does. `dry_run: true` only counts. An inactive subscription queues nothing.',
+    params: { id: 'wh' }, body: ReplayBody,
+    response: ReplayView,
+    handler: ({ ctx, params, body }) => replayWebhook(ctx, params.id!, body),
   }),
   defineRoute({
     method: 'GET', path: '/v1/webhooks/deliveries', scope: read, tag, summary: 'List delivery records, newest first', list: true,

@@ -68,7 +68,7 @@ export const TestEventBody = v.optional(v.strictObject({
   event: v.optional(v.pipe(v.picklist(EVENT_NAMES, 'must be an event name'), v.description('Default: the subscription\'s first event; `order.created` for `*`'))),
 }))
 
-export const WEBHOOK_READ_ONLY = ['id', 'retry_count', 'created_at', 'updated_at', 'disabled_at', 'disabled_reason', 'header_names'] as const
+export const WEBHOOK_READ_ONLY = ['id', 'retry_count', 'created_at', 'updated_at', 'disabled_at', 'disabled_reason', 'failing_since', 'header_names'] as const
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
 
@@ -94,6 +94,7 @@ export const WebhookView = v.pipe(
     disabled_at: out.optionalTimestamp('When the delivery worker disabled this subscription (endpoint health); `null` otherwise. `PATCH {"active": true}` clears it'),
     disabled_reason: v.pipe(v.nullable(v.picklist(['failing', 'gone'])),
       v.description('`failing`: every attempt failed for --disable-after; `gone`: the receiver answered 410; `null` when not disabled by the worker')),
+    failing_since: out.optionalTimestamp('When the current run of failed attempts began; `null` after a success (the dashboard shows such a subscription as failing)'),
     created_at: out.createdAt,
     updated_at: out.updatedAt,
   }),

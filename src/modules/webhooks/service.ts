@@ -20,6 +20,7 @@ export function toWebhook(row: WebhookRow): Webhook {
     header_names: Object.keys(JSON.parse(row.headers) as Record<string, string>),
     disabled_at: row.disabled_at,
     disabled_reason: row.disabled_reason,
+    failing_since: row.failing_since,
     created_at: row.created_at,
     updated_at: row.updated_at,
   }

@@ -1,0 +1,52 @@
+import { FetchError, ofetch } from 'ofetch'
+import type { Page } from './types.ts'
+
+/** An error answer of the API, in the contract's shape, or a network failure (status 0). */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string, readonly details: { path: string; message: string }[] = []) {
+    super(message)
+  }
+}
+
+let _tenant: string | null = null
+let _onSignedOut: () => void = () => {}
+
+/** The tenant the operator works on (sent as X-Travelops-Tenant); a tenant session's own otherwise. */
+export const setTenant = (id: string | null) => void (_tenant = id)
+export const onSignedOut = (fn: () => void) => void (_onSignedOut = fn)
+
+const client = ofetch.create({ retry: 0, credentials: 'same-origin', timeout: 20_000 })
+
+/**
+ * One call of the API with the session cookie. Every call carries X-Requested-With: the
+ * server refuses a session request without it, which no other site can add without a
+ * preflight that the server does not allow.
+ */
+export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, o: { body?: unknown; query?: Record<string, string | undefined> } = {}): Promise<T> {
+  const headers: Record<string, string> = { 'x-requested-with': 'travelops-dashboard', accept: 'application/json' }
+  if (_tenant) headers['x-travelops-tenant'] = _tenant
+  const query = o.query ? Object.fromEntries(Object.entries(o.query).filter(([, v]) => v !== undefined && v !== '')) : undefined
+  try {
+    return await client<T>(path, { method, headers, query, body: o.body as Record<string, unknown> | undefined })
+  } catch (err) {
+    if (err instanceof FetchError) {
+      const e = (err.data as { error?: { code: string; message: string; details?: { path: string; message: string }[] } } | undefined)?.error
+      const status = err.status ?? 0
+      if (status === 401 && !path.startsWith('/v1/dashboard/sessions')) _onSignedOut()
+      throw new ApiError(status, e?.code ?? 'network_error', e?.message ?? (status ? `The server answered ${status}` : 'The server could not be reached; check your connection'), e?.details)
+    }
+    throw err
+  }
+}
+
+export const get = <T>(path: string, query?: Record<string, string | undefined>) => api<{ data: T }>('GET', path, { query }).then((r) => r.data)
+export const list = <T>(path: string, query?: Record<string, string | undefined>) => api<Page<T>>('GET', path, { query })
+export const post = <T>(path: string, body: unknown = {}) => api<{ data: T }>('POST', path, { body }).then((r) => r.data)
+export const patch = <T>(path: string, body: unknown) => api<{ data: T }>('PATCH', path, { body }).then((r) => r.data)
+export const del = <T>(path: string) => api<{ data: T }>('DELETE', path).then((r) => r.data)
+
+/** A readable message for any error, with the API's field details. */
+export function messageOf(err: unknown): string {
+  if (err instanceof ApiError) return err.details.length ? `${err.message}: ${err.details.map((d) => `${d.path} ${d.message}`).join('; ')}` : err.message
+  return err instanceof Error ? err.message : String(err)
+}

@@ -1,0 +1,79 @@
+import * as v from 'valibot'
+import type { TenantContext } from '../../context.ts'
+import type { RouteDef } from '../../http/define-route.ts'
+import { EVENT_NAMES, type EventName } from '../../events/catalog.ts'
+import { exampleData } from '../../events/examples.ts'
+import { countRequeueable, requeueDeliveries } from '../../delivery/requeue.ts'
+import { notFound } from '../../http/errors.ts'
+import { TimestampQuery } from '../../modules/fields.ts'
+import * as repo from './repo.ts'
+
+/** What emits each event, in words; the routes that do are listed from their definitions. */
+const WHAT: Record<EventName, string> = {
+  'order.created': 'An order is created.',
+  'order.updated': 'An order\'s fields change (PATCH), not its status.',
+  'order.confirmed': 'A pending order is confirmed.',
+  'order.cancelled': 'A pending or confirmed order is cancelled.',
+  'payment.received': 'A payment is recorded.',
+  'payment.refunded': 'A payment is refunded, in part or in full.',
+  'invoice.created': 'An invoice is created.',
+  'invoice.paid': 'An invoice\'s balance reaches zero, by payments or by marking it paid.',
+  'customer.created': 'A customer is created.',
+  'customer.updated': 'A customer\'s fields change.',
+  'inquiry.created': 'An inquiry arrives.',
+  'product.created': 'A product is created.',
+  'product.updated': 'A product\'s fields change.',
+  'itinerary.created': 'An itinerary is created.',
+}
+
+export const EventTypeView = v.pipe(
+  v.strictObject({
+    name: v.picklist(EVENT_NAMES),
+    description: v.string(),
+    emitted_by: v.pipe(v.array(v.string()), v.description('The API routes that may emit it, as `METHOD /path`')),
+    example: v.pipe(v.unknown(), v.description('An example event body, exactly as a receiver gets it (the `data` is an example record)')),
+  }),
+  v.title('EventType'),
+  v.description('One of the 14 events a subscription can receive'),
+)
+export type EventType = v.InferOutput<typeof EventTypeView>
+
+let _emitters: Map<string, string[]> | undefined
+
+/** GET /v1/webhooks/event-types: the catalog with an example body per event, addressed to the caller's tenant. */
+export async function listEventTypes(ctx: TenantContext): Promise<EventType[]> {
+  if (!_emitters) {
+    const { allRoutes } = await import('../../routes.ts')
+    _emitters = new Map()
+    for (const r of allRoutes(ctx) as RouteDef[]) for (const e of r.events ?? []) _emitters.set(e, [...(_emitters.get(e) ?? []), `${r.method} ${r.path}`])
+  }
+  const at = ctx.clock.now().toISOString()
+  return EVENT_NAMES.map((name) => ({
+    name, description: WHAT[name], emitted_by: _emitters!.get(name) ?? [],
+    example: { id: 'evt_00000000-0000-7000-8000-000000000000', event: name, timestamp: at, tenant_id: ctx.tenantId, data: exampleData(name, ctx.tenantId, at) },
+  }))
+}
+
+export const ReplayBody = v.optional(v.strictObject({
+  status: v.optional(v.pipe(v.picklist(['failed', 'delivered'], 'must be failed or delivered'), v.description('Only deliveries in this status (default: both)'))),
+  since: v.optional(v.pipe(TimestampQuery, v.description('Only deliveries created at or after this time'))),
+  dry_run: v.optional(v.pipe(v.boolean(), v.description('Count only; queue nothing'))),
+}))
+
+export const ReplayView = v.pipe(
+  v.strictObject({
+    queued: v.pipe(v.number(), v.integer(), v.description('How many deliveries were queued (or would be, with `dry_run`)')),
+    dry_run: v.boolean(),
+  }),
+  v.title('ReplayResult'),
+)
+
+/** POST /v1/webhooks/:id/replay: queues a new attempt of the subscription's finished deliveries, as `travelops deliveries replay`. */
+export async function replayWebhook(ctx: TenantContext, webhookId: string, body: v.InferOutput<typeof ReplayBody>) {
+  if (!(await repo.findWebhook(ctx.db, ctx.tenantId, webhookId))) throw notFound(`No webhook ${webhookId}`)
+  const filter = { webhookId, status: body?.status, since: body?.since }
+  if (body?.dry_run) return { queued: await countRequeueable(ctx.db, filter), dry_run: true }
+  const ids = await requeueDeliveries(ctx.db, filter, ctx.clock.now())
+  if (ids.length) ctx.notify()
+  return { queued: ids.length, dry_run: false }
+}
