@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { inject } from 'postject'
 import { readMigrationDir, type MigrationFile } from '../src/db/migration-files.ts'
 import { NATIVE_ADDON_ASSET } from '../src/db/native-addon.ts'
+import { buildDashboard, type BuiltDashboard } from '../src/dashboard/build.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const WORK = join(ROOT, '.tmp', 'package')
@@ -34,7 +35,8 @@ async function main(): Promise<void> {
   mkdirSync(WORK, { recursive: true })
 
   const migrations = _migrations()
-  const bundle = await _step('bundle cli/index.ts (esbuild)', () => _bundle(migrations))
+  const dashboard = await _step('build the dashboard (esbuild)', () => buildDashboard(ROOT))
+  const bundle = await _step('bundle cli/index.ts (esbuild)', () => _bundle(migrations, dashboard))
   const blob = await _step('SEA blob (node --experimental-sea-config)', () => _seaBlob(bundle))
   const exe = await _step('inject blob (postject)', () => _inject(blob))
   await _step('smoke test (--version)', () => _smokeTest(exe, version))
@@ -75,7 +77,7 @@ function _migrations(): MigrationFile[] {
   return []
 }
 
-async function _bundle(migrations: MigrationFile[]): Promise<string> {
+async function _bundle(migrations: MigrationFile[], dashboard: BuiltDashboard): Promise<string> {
   const outfile = join(WORK, 'travelops.cjs')
   const result = await build({
     absWorkingDir: ROOT,
@@ -91,6 +93,8 @@ async function _bundle(migrations: MigrationFile[]): Promise<string> {
     define: {
       __TRAVELOPS_MIGRATIONS__: JSON.stringify(migrations),
       __TRAVELOPS_PG_MIGRATIONS__: JSON.stringify(readMigrationDir(join(ROOT, 'migrations', 'postgres'))),
+      // The dashboard's built files: the executable serves them without esbuild or node_modules.
+      __TRAVELOPS_DASHBOARD__: JSON.stringify(dashboard),
       // CommonJS has no import.meta; give the few modules that read it a real file URL.
       'import.meta.url': '__travelops_import_meta_url',
       'import.meta.filename': '__filename',

@@ -3,12 +3,15 @@
 // serve processes, db copy) in the first pass. The PostgreSQL server is TRAVELOPS_TEST_PG_URL
 // when given, else one started here (test/helpers/pg-server.ts) and stopped at the end.
 // Without PostgreSQL binaries the SQLite half runs and a loud warning says the other half did
-// not; TRAVELOPS_REQUIRE_PG=1 makes that a failure (.ci/run installs PostgreSQL first).
+// not; TRAVELOPS_REQUIRE_PG=1 makes that a failure (.ci/run installs PostgreSQL first). The
+// dashboard's browser tests (test/dashboard/) need Debian's chromium: without it they are left
+// out with the same loud warning (TRAVELOPS_REQUIRE_BROWSER=1 makes that a failure).
 import { spawn } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { findPgBinDir, startPgServer, type PgServer } from '../test/helpers/pg-server.ts'
+import { CHROMIUM, hasChromium } from '../test/helpers/browser.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 
@@ -42,10 +45,22 @@ async function main(): Promise<number> {
       return 1
     }
   }
+  const browser = hasChromium()
+  if (!browser && process.env.TRAVELOPS_REQUIRE_BROWSER === '1') {
+    process.stderr.write(`TRAVELOPS_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM} (install Debian's chromium)\n`)
+    return 1
+  }
   try {
-    const all = files('test').filter((f) => !f.startsWith('test/package/'))
+    const all = files('test').filter((f) => !f.startsWith('test/package/') && (browser || !f.startsWith('test/dashboard/')))
     const first = pgUrl ? all : all.filter((f) => !f.startsWith('test/postgres/'))
     const sqlite = await _run('SQLite', first, { ...(pgUrl ? { TRAVELOPS_TEST_PG_URL: pgUrl } : {}) })
+    if (!browser) {
+      _banner([
+        `The dashboard's browser tests (test/dashboard/) were NOT run: no Chromium at ${CHROMIUM}.`,
+        'Install Debian\'s chromium package (or set TRAVELOPS_CHROMIUM to a Chromium binary)',
+        'and run npm test again. CI always runs them: .ci/run installs chromium first.',
+      ])
+    }
     if (!pgUrl) {
       _banner([
         'The PostgreSQL half of the suite was NOT run: no PostgreSQL server binaries were found.',

@@ -16,7 +16,7 @@ export function Tenants() {
   return (
     <>
       <PageHead title="Tenants" sub="Every operator account on this server. Open one to work on its endpoints, deliveries and keys." />
-      <form class="card inline-form" aria-label="New tenant" onSubmit={(e) => {
+      <form class="card inline-form" aria-label="Create a tenant" onSubmit={(e) => {
         e.preventDefault()
         void create.run()
       }}>

@@ -2,6 +2,7 @@ import type { H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
 import type { AppDeps } from '../context.ts'
 import { newId } from '../lib/ids.ts'
 import type { BuiltDashboard } from './build.ts'
@@ -11,6 +12,8 @@ declare const __TRAVELOPS_DASHBOARD__: BuiltDashboard | undefined
 interface File {
   type: string
   body: Buffer
+  /** The same bytes gzipped, for scripts and style sheets (made once, when the files are loaded). */
+  gzip?: Buffer
 }
 
 /**
@@ -47,7 +50,10 @@ function _load(): Promise<Map<string, File>> {
       const { buildDashboard } = (await import(builder)) as typeof import('./build.ts')
       built = await buildDashboard(join(here, '..', '..'))
     }
-    return new Map(Object.entries(built).map(([name, f]) => [name, { type: f.type, body: Buffer.from(f.body, 'base64') }]))
+    return new Map(Object.entries(built).map(([name, f]) => {
+      const body = Buffer.from(f.body, 'base64')
+      return [name, { type: f.type, body, gzip: /\.(js|css|svg)$/.test(name) ? gzipSync(body, { level: 9 }) : undefined }]
+    }))
   })())
 }
 
@@ -69,9 +75,14 @@ export async function serveDashboard(event: H3Event, deps: AppDeps): Promise<Res
   if (path.startsWith('/dashboard/assets/')) {
     const file = files.get(path.slice('/dashboard/'.length))
     if (!file) return _json(404, 'not_found', `No dashboard file ${path}`)
-    return new FastResponse(method === 'HEAD' ? null : file.body, {
+    const zipped = file.gzip && /\bgzip\b/.test(event.req.headers.get('accept-encoding') ?? '')
+    const body = zipped ? file.gzip! : file.body
+    return new FastResponse(method === 'HEAD' ? null : body, {
       status: 200,
-      headers: { ...PAGE_HEADERS, 'content-type': file.type, 'cache-control': 'public, max-age=31536000, immutable', 'content-length': String(file.body.length) },
+      headers: {
+        ...PAGE_HEADERS, 'content-type': file.type, 'cache-control': 'public, max-age=31536000, immutable', 'content-length': String(body.length),
+        vary: 'accept-encoding', ...(zipped ? { 'content-encoding': 'gzip' } : {}),
+      },
     })
   }
   const page = files.get('index.html')!

@@ -12,13 +12,14 @@ import { fileURLToPath } from 'node:url'
 import { after, before, test } from 'node:test'
 import { readMigrationDir } from '../../src/db/migration-files.ts'
 import { assertShellBlocksRun } from '../helpers/readme.ts'
+import { launchChromium, newWatchedPage } from '../helpers/browser.ts'
 import { freePort, startPgServer } from '../helpers/pg-server.ts'
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const DIST_EXE = join(ROOT, 'dist', 'travelops')
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
-const BUILD_INPUTS = ['package.json', 'package-lock.json', 'cli', 'src', 'migrations', 'scripts/package.ts']
+const BUILD_INPUTS = ['package.json', 'package-lock.json', 'cli', 'src', 'migrations', 'dashboard', 'scripts/package.ts']
 
 interface Sandbox {
   root: string
@@ -234,6 +235,24 @@ test('e2e: verify checks the received body and signature', () => {
   const json = run(sb, ['verify', '--secret', WEBHOOK_SECRET, '--signature', sig, '--file', file, '--json'])
   assert.deepEqual(JSON.parse(json.stdout), { valid: true })
   run(sb, ['verify', '--signature', sig, '--file', file], {}, 2)
+})
+
+test('e2e: the dashboard opens from the executable in Chromium (its files are inside it)', async () => {
+  const link = runJson(sb, ['dashboard', 'link', '--db', e2e.db, '--base-url', e2e.url])
+  const browser = await launchChromium()
+  try {
+    const context = await browser.newContext()
+    const { page, watched } = await newWatchedPage(context)
+    await page.goto(String(link.url))
+    await page.waitForURL('**/dashboard/tenants')
+    await page.getByRole('link', { name: 'Packaged Tours' }).click()
+    await page.getByRole('heading', { name: 'Overview' }).waitFor()
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Deliveries' }).click()
+    await page.locator('tr[data-delivery]').first().waitFor()
+    assert.deepEqual(watched.problems, [])
+  } finally {
+    await browser.close()
+  }
 })
 
 test('e2e: SIGTERM stops serve with exit code 0', async () => {
