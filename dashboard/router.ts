@@ -44,6 +44,7 @@ export function match(pattern: string, path: string): Record<string, string> | n
 export function onLinkClick(e: MouseEvent): void {
   const a = (e.target as Element).closest('a')
   if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey || a.target) return
+  if (a.getAttribute('href')?.startsWith('#')) return // in-page (the skip link): the browser moves the focus
   const url = new URL(a.href, location.href)
   if (url.origin !== location.origin || !url.pathname.startsWith('/dashboard')) return
   e.preventDefault()

@@ -189,6 +189,19 @@ describe('the dashboard in Chromium', () => {
     await page.waitForURL(`**/dashboard/t/${a.id}/overview`)
     assert.equal(await page.locator('.tenant-name').textContent(), 'Aurora Coaches')
     assert.equal(await page.getByRole('link', { name: 'Tenants' }).count(), 0, 'no tenants page for a tenant')
+    // Keyboard: the first Tab reaches "Skip to content", which moves focus to the page; the sections follow in order.
+    await page.keyboard.press('Tab')
+    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Skip to content')
+    await page.keyboard.press('Enter')
+    assert.equal(await page.evaluate('document.activeElement.id'), 'main')
+    await page.goto(`${serve.url}/dashboard/t/${a.id}/overview`)
+    const order: string[] = []
+    for (let i = 0; i < 12 && !order.includes('API keys'); i++) {
+      await page.keyboard.press('Tab')
+      order.push(String(await page.evaluate('document.activeElement.textContent')))
+    }
+    assert.deepEqual(order.filter((t) => ['Overview', 'Endpoints', 'Deliveries', 'Event catalog', 'API keys'].includes(t)),
+      ['Overview', 'Endpoints', 'Deliveries', 'Event catalog', 'API keys'])
     const seen: string[] = []
     for (const p of ['overview', 'endpoints', 'deliveries', 'keys', 'events']) {
       await page.goto(`${serve.url}/dashboard/t/${a.id}/${p}`)
