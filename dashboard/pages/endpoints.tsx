@@ -245,7 +245,7 @@ export function EndpointDetail({ base, id }: { base: string; id: string }) {
         <form class="inline-form" onSubmit={(e) => {
           e.preventDefault()
           void act.run(async () => {
-            const r = await post<{ queued: number }>(`/v1/webhooks/${id}/replay`, { status: 'failed', ...(since ? { since: new Date(since).toISOString() } : {}) })
+            const r = await post<{ queued: number }>('/v1/webhooks/deliveries/replay', { webhook_id: id, status: 'failed', ...(since ? { since: new Date(since).toISOString() } : {}) })
             return r.queued === 1 ? '1 delivery queued again.' : `${r.queued} deliveries queued again.`
           })
         }}>

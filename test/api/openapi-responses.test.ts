@@ -169,7 +169,7 @@ describe('documented response schemas match real answers of every route', () => 
     await call('POST', '/v1/webhooks/deliveries/:id/retry', `/v1/webhooks/deliveries/${delivered.id}/retry`)
     const test = await call('POST', '/v1/webhooks/:id/test', `/v1/webhooks/${delivered.webhook_id}/test`, {})
     check.component('Event', test.body.data.payload)
-    const replay = await call('POST', '/v1/webhooks/:id/replay', `/v1/webhooks/${delivered.webhook_id}/replay`, { dry_run: true })
+    const replay = await call('POST', '/v1/webhooks/deliveries/replay', '/v1/webhooks/deliveries/replay', { webhook_id: delivered.webhook_id, dry_run: true })
     assert.equal(replay.body.data.dry_run, true)
     const types = await read('/v1/webhooks/event-types', '/v1/webhooks/event-types')
     assert.deepEqual(types.body.data.map((e: { name: string }) => e.name), [...EVENT_NAMES])

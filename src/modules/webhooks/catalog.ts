@@ -4,7 +4,7 @@ import type { RouteDef } from '../../http/define-route.ts'
 import { EVENT_NAMES, type EventName } from '../../events/catalog.ts'
 import { exampleData } from '../../events/examples.ts'
 import { countRequeueable, requeueDeliveries } from '../../delivery/requeue.ts'
-import { notFound } from '../../http/errors.ts'
+import { validationFailed } from '../../http/errors.ts'
 import { TimestampQuery } from '../../modules/fields.ts'
 import * as repo from './repo.ts'
 
@@ -54,11 +54,12 @@ export async function listEventTypes(ctx: TenantContext): Promise<EventType[]> {
   }))
 }
 
-export const ReplayBody = v.optional(v.strictObject({
+export const ReplayBody = v.strictObject({
+  webhook_id: v.pipe(v.string(), v.regex(/^wh_[0-9a-f-]{36}$/, 'must be a webhook id (wh_…)'), v.description('The subscription whose deliveries to replay')),
   status: v.optional(v.pipe(v.picklist(['failed', 'delivered'], 'must be failed or delivered'), v.description('Only deliveries in this status (default: both)'))),
   since: v.optional(v.pipe(TimestampQuery, v.description('Only deliveries created at or after this time'))),
   dry_run: v.optional(v.pipe(v.boolean(), v.description('Count only; queue nothing'))),
-}))
+})
 
 export const ReplayView = v.pipe(
   v.strictObject({
@@ -68,11 +69,12 @@ export const ReplayView = v.pipe(
   v.title('ReplayResult'),
 )
 
-/** POST /v1/webhooks/:id/replay: queues a new attempt of the subscription's finished deliveries, as `travelops deliveries replay`. */
-export async function replayWebhook(ctx: TenantContext, webhookId: string, body: v.InferOutput<typeof ReplayBody>) {
-  if (!(await repo.findWebhook(ctx.db, ctx.tenantId, webhookId))) throw notFound(`No webhook ${webhookId}`)
-  const filter = { webhookId, status: body?.status, since: body?.since }
-  if (body?.dry_run) return { queued: await countRequeueable(ctx.db, filter), dry_run: true }
+/** POST /v1/webhooks/deliveries/replay: queues a new attempt of a subscription's finished deliveries, as `travelops deliveries replay`. */
+export async function replayDeliveries(ctx: TenantContext, body: v.InferOutput<typeof ReplayBody>) {
+  const webhookId = body.webhook_id
+  if (!(await repo.findWebhook(ctx.db, ctx.tenantId, webhookId))) throw validationFailed([{ path: 'webhook_id', message: `no webhook ${webhookId}` }])
+  const filter = { webhookId, status: body.status, since: body.since }
+  if (body.dry_run) return { queued: await countRequeueable(ctx.db, filter), dry_run: true }
   const ids = await requeueDeliveries(ctx.db, filter, ctx.clock.now())
   if (ids.length) ctx.notify()
   return { queued: ids.length, dry_run: false }

@@ -4,7 +4,7 @@ import { CreateWebhookBody, DeliveryDetailView, TestEventBody, DeliveryView, Lis
 import * as webhooks from './service.ts'
 import { MAX_STATS_BUCKETS, StatsQuery, StatsRowView, webhookStats } from './stats.ts'
 import * as v from 'valibot'
-import { EventTypeView, listEventTypes, replayWebhook, ReplayBody, ReplayView } from './catalog.ts'
+import { EventTypeView, listEventTypes, replayDeliveries, ReplayBody, ReplayView } from './catalog.ts'
 
 const read = { resource: 'webhooks', action: 'read' } as const
 const write = { resource: 'webhooks', action: 'write' } as const
@@ -38,12 +38,12 @@ export const webhookRoutes: RouteDef[] = [
     handler: ({ ctx }) => listEventTypes(ctx),
   }),
   defineRoute({
-    method: 'POST', path: '/v1/webhooks/:id/replay', scope: write, tag, summary: 'Queue a new attempt of a subscription\'s finished deliveries',
-    description: 'Queues an immediate new attempt of every delivered or failed delivery of this subscription (`status` narrows it; `since`: created at or after), '
-      + 'as `travelops deliveries replay` does. `dry_run: true` only counts. An inactive subscription queues nothing.',
-    params: { id: 'wh' }, body: ReplayBody,
+    method: 'POST', path: '/v1/webhooks/deliveries/replay', scope: write, tag, summary: 'Queue a new attempt of a subscription\'s finished deliveries',
+    description: 'Queues an immediate new attempt of every delivered or failed delivery of the subscription `webhook_id` (`status` narrows it; `since`: created at or after), '
+      + 'as `travelops deliveries replay` does. `dry_run: true` only counts. An inactive subscription queues nothing; an unknown one is a 422.',
+    body: ReplayBody,
     response: ReplayView,
-    handler: ({ ctx, params, body }) => replayWebhook(ctx, params.id!, body),
+    handler: ({ ctx, body }) => replayDeliveries(ctx, body),
   }),
   defineRoute({
     method: 'GET', path: '/v1/webhooks/deliveries', scope: read, tag, summary: 'List delivery records, newest first', list: true,
