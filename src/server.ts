@@ -11,6 +11,7 @@ import { isPostgresUrl, redactUrl } from './db/pg-common.ts'
 import type { DeliveryStore } from './delivery/port.ts'
 import { assertUsable, inspectSqlite } from './db/inspect.ts'
 import { pruneIdempotencyKeys } from './http/idempotency.ts'
+import { pruneSignIns } from './modules/dashboard/sessions.ts'
 import { SharedRateLimiter } from './http/rate-limit.ts'
 import type { ResolveAll } from './delivery/guard-connect.ts'
 import { createSender } from './delivery/send.ts'
@@ -74,6 +75,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const pruner = startPruner({ db: opened.db, retentionMs: config.retentionMs, clock, logger })
   const prune = setInterval(() => {
     pruneIdempotencyKeys(deps).catch((err: unknown) => logger.warn('idempotency prune failed', { error: String(err) }))
+    pruneSignIns(deps.db, clock.now()).catch((err: unknown) => logger.warn('dashboard sign-in prune failed', { error: String(err) }))
     if (engine === 'postgres') {
       new SharedRateLimiter(deps.db).prune(clock.now().getTime()).catch((err: unknown) => logger.warn('rate window prune failed', { error: String(err) }))
     }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { issueLink, revokeSessions } from '../../src/modules/dashboard/sessions.ts'
+import { issueLink, pruneSignIns, revokeSessions } from '../../src/modules/dashboard/sessions.ts'
 import { orderBody, startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
 
 // CONTRACT §14 over HTTP: sign-in links, sessions, roles, tenancy, cross-origin refusals and the
@@ -191,5 +191,30 @@ describe('--no-dashboard', () => {
     assert.match(link.body.error.message, /--no-dashboard/)
     const token = (await issueLink(app.server.deps.db, t.id, 60_000, new Date())).token
     assert.equal((await signIn(app, token)).status, 404)
+  })
+})
+
+describe('pruning sign-ins', () => {
+  test('links and sessions a day past their expiry are deleted; live ones stay', async () => {
+    const app = await startTestApp()
+    try {
+      const t = await app.tenant()
+      const db = app.server.deps.db
+      const old = new Date(Date.now() - 3 * 86_400_000)
+      await issueLink(db, t.id, 60_000, old)
+      const live = await issueLink(db, t.id, 60_000, new Date())
+      const s = await app.session(t.id)
+      await db.updateTable('dashboard_sessions').set({ expires_at: old.toISOString() }).where('id', '=', s.id).execute()
+      const s2 = await app.session(t.id)
+      await pruneSignIns(db, new Date())
+      const links = await db.selectFrom('dashboard_links').select('expires_at').execute()
+      assert.equal(links.filter((l) => l.expires_at < new Date(Date.now() - 86_400_000).toISOString()).length, 0)
+      assert.equal((await signIn(app, live.token)).status, 201)
+      const sessions = await db.selectFrom('dashboard_sessions').select('id').execute()
+      assert.ok(!sessions.some((r) => r.id === s.id))
+      assert.ok(sessions.some((r) => r.id === s2.id))
+    } finally {
+      await app.close()
+    }
   })
 })

@@ -47,8 +47,9 @@ test('a failing migration leaves nothing behind (one transaction each)', () => {
 test('architecture: every table holding tenant data has tenant_id NOT NULL', () => {
   const { db, done } = fresh()
   migrate(db)
-  // Tables of the installation, not of a tenant: the tenants themselves, the migrations, the running serve processes.
-  const global = new Set(['tenants', 'schema_migrations', 'serve_processes'])
+  // Tables of the installation, not of a tenant: the tenants themselves, the migrations, the running serve processes,
+  // and the dashboard's sign-ins (the operator's links and sessions belong to no tenant; a tenant's carry its tenant_id).
+  const global = new Set(['tenants', 'schema_migrations', 'serve_processes', 'dashboard_links', 'dashboard_sessions'])
   const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((t) => t.name)
   assert.ok(tables.length > 5)
   for (const table of tables.filter((t) => !global.has(t))) {
