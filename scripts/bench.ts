@@ -15,6 +15,10 @@ import { Agent, request } from 'undici'
 import { openDb, type OpenSqliteDb } from '../src/db/connect.ts'
 import type { LoadResult, LoadSpec } from './bench/load.ts'
 import { killAll, spawnChild, type Child } from './bench/procs.ts'
+import { NODE_FLAGS } from '../src/node-flags.ts'
+
+/** serve runs with the flags of every travelops process; BENCH_NODE_FLAGS=none runs it without, BENCH_NODE_FLAGS='--a --b' with others (to measure what they cost). */
+const SERVE_FLAGS = process.env.BENCH_NODE_FLAGS === undefined ? NODE_FLAGS : process.env.BENCH_NODE_FLAGS === 'none' ? [] : process.env.BENCH_NODE_FLAGS.split(' ')
 import { fmt, gitCommit, machine, percentile, printTable, writeResults, type Figure } from './bench/report.ts'
 import { benchTenant, ORDER_BODY, seedDeliveries, seedOrders, type BenchTenant } from './bench/seed.ts'
 import { pgQueued, pgSeedOrders, pgTenant, startPgBench } from './bench/pg.ts'
@@ -59,7 +63,7 @@ async function main(): Promise<void> {
     const bare = spawnChild(ROOT, 'bare', 'bare.ts', [])
     const profile = process.env.BENCH_PROFILE // a directory: serve runs with --cpu-prof (see scripts/bench/profile-top.ts)
     const serve = spawnChild(ROOT, 'serve', 'serve.ts', [dbFile], {
-      stderrFile: join(tmp, 'serve.log'), nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+      stderrFile: join(tmp, 'serve.log'), nodeArgs: [...SERVE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
     })
     const [b, s] = await Promise.all([bare.next<{ url: string }>('ready'), serve.next<{ url: string }>('ready')])
     const c: Ctx = { tmp, opened, serve, bare, receiver, serveUrl: s.url, bareUrl: b.url, rxUrl }
@@ -197,7 +201,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     const t0 = performance.now()
     const ids = await pgSeedOrders(pgb.opened, reads.id, S.ordersLarge)
     _log(`PostgreSQL: seeded ${ids.length} orders in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-    const serveArgs = (n: number) => ({ stderrFile: join(c.tmp, `serve-pg-${n}.log`) })
+    const serveArgs = (n: number) => ({ stderrFile: join(c.tmp, `serve-pg-${n}.log`), nodeArgs: [...SERVE_FLAGS] })
     const one = spawnChild(ROOT, 'serve-pg-1', 'serve.ts', [pgb.url], serveArgs(1))
     const oneUrl = (await one.next<{ url: string }>('ready')).url
     const pc: Ctx = { ...c, serve: one, serveUrl: oneUrl }

@@ -15,6 +15,7 @@ import { inject } from 'postject'
 import { readMigrationDir, type MigrationFile } from '../src/db/migration-files.ts'
 import { NATIVE_ADDON_ASSET } from '../src/db/native-addon.ts'
 import { buildDashboard, type BuiltDashboard } from '../src/dashboard/build.ts'
+import { NODE_FLAGS } from '../src/node-flags.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const WORK = join(ROOT, '.tmp', 'package')
@@ -133,6 +134,8 @@ async function _seaBlob(bundle: string): Promise<Buffer> {
     useCodeCache: false,
     // NODE_OPTIONS (and node flags in argv) cannot change how the executable behaves.
     execArgvExtension: 'none',
+    // V8 flags of every travelops process (src/node-flags.ts).
+    execArgv: [...NODE_FLAGS],
     assets: { [NATIVE_ADDON_ASSET]: NATIVE_ADDON_ASSET },
   }
   writeFileSync(join(WORK, 'sea-config.json'), `${JSON.stringify(config, null, 2)}\n`)
