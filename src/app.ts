@@ -11,6 +11,7 @@ import { errorJson, executeRoute } from './http/execute.ts'
 import { RateLimiter, SharedRateLimiter, type Limiter, type RateDecision } from './http/rate-limit.ts'
 import { allows, describeScope, tenantScoped } from './http/scopes.ts'
 import { newId } from './lib/ids.ts'
+import { API_SECURITY_HEADERS as SECURITY_HEADERS } from './http/security-headers.ts'
 import { allRoutes } from './routes.ts'
 
 export interface App {
@@ -33,12 +34,6 @@ interface Out {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-/** On every API answer (CONTRACT §14): JSON is never a page to run or frame. The dashboard's pages get their own policy. */
-const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-} as const
 const _BUFFER_BODY_CHARS = 64 * 1024
 
 /**

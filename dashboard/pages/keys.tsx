@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks'
 import { del, list, post } from '../api.ts'
 import type { ApiKey, CreatedApiKey } from '../types.ts'
+import { RESOURCES } from '../../src/http/scopes.ts'
 import { Badge, Confirm, Empty, ErrorBox, Loading, PageHead, SecretOnce, Time, useAsync, useSubmit } from '../ui.tsx'
 
-const RESOURCES = ['orders', 'customers', 'products', 'itineraries', 'invoices', 'payments', 'suppliers', 'content', 'inquiries', 'webhooks', 'keys'] as const
 const EXPIRIES = [['', 'Never'], ['30d', '30 days'], ['90d', '90 days'], ['365d', '1 year']] as const
 
 function keyState(k: ApiKey): string {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import type { AppDeps } from '../context.ts'
 import { newId } from '../lib/ids.ts'
+import { NO_FRAMING } from '../http/security-headers.ts'
 import type { BuiltDashboard } from './build.ts'
 
 declare const __TRAVELOPS_DASHBOARD__: BuiltDashboard | undefined
@@ -27,8 +28,7 @@ export const DASHBOARD_CSP = [
 
 const PAGE_HEADERS = {
   'content-security-policy': DASHBOARD_CSP,
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
+  ...NO_FRAMING,
   'referrer-policy': 'no-referrer',
   'cross-origin-opener-policy': 'same-origin',
 }

@@ -4,6 +4,7 @@ import type { ApiKeyRow } from '../db/schema.ts'
 import { findKeyByHash, hashKey, looksLikeKey, touchKey } from '../modules/keys/service.ts'
 import { findSession, type Role } from '../modules/dashboard/sessions.ts'
 import { findTenant } from '../modules/tenants/service.ts'
+import { isId } from '../lib/ids.ts'
 import { forbidden, notFound, unauthenticated } from './errors.ts'
 
 export interface Caller {
@@ -18,7 +19,6 @@ export interface Caller {
 
 /** What one dashboard session may send per hour (counted per process): a browser page refreshes itself. */
 export const SESSION_RATE_LIMIT = 10_000
-const TENANT_ID = /^ten_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** The request header with which the dashboard's operator picks the tenant it works on. */
 export const TENANT_HEADER = 'x-travelops-tenant'
@@ -62,7 +62,7 @@ export async function authenticateSession(deps: AppDeps, headers: Headers, token
   let tenantId = session.tenant_id ?? ''
   const chosen = headers.get(TENANT_HEADER)
   if (session.role === 'operator' && chosen) {
-    if (!TENANT_ID.test(chosen) || !(await findTenant(deps.db, chosen))) throw notFound(`No tenant ${chosen}`)
+    if (!isId('ten', chosen) || !(await findTenant(deps.db, chosen))) throw notFound(`No tenant ${chosen}`)
     tenantId = chosen
   }
   return { keyId: session.id, tenantId, scopes: ['*'], rateLimit: SESSION_RATE_LIMIT, session: { role: session.role } }

@@ -56,7 +56,7 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
     // them (CONTRACT §9: /health within 1 s under forty slow readers). Small pages never wait.
     const give = route.list && _heavy(route) ? await _listTurns.take() : undefined
     try {
-      const result = await route.handler({ ctx, params, query, body, request: _request(event), responseHeaders })
+      const result = await route.handler({ ctx, params, query, body, get request() { return _request(event) }, responseHeaders })
       if (!route.list) return { status: route.status ?? 200, body: JSON.stringify(route.raw ? result : { data: result }), headers: responseHeaders }
       const page = pageJson(result as object)
       if (page.length > _HEAVY_PAGE_BYTES) _heavySince.set(route, Date.now())

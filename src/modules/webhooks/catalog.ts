@@ -5,7 +5,7 @@ import { EVENT_NAMES, type EventName } from '../../events/catalog.ts'
 import { exampleData } from '../../events/examples.ts'
 import { countRequeueable, requeueDeliveries } from '../../delivery/requeue.ts'
 import { validationFailed } from '../../http/errors.ts'
-import { TimestampQuery } from '../../modules/fields.ts'
+import { IdRef, TimestampQuery } from '../../modules/fields.ts'
 import * as repo from './repo.ts'
 
 /** What emits each event, in words; the routes that do are listed from their definitions. */
@@ -55,7 +55,7 @@ export async function listEventTypes(ctx: TenantContext): Promise<EventType[]> {
 }
 
 export const ReplayBody = v.strictObject({
-  webhook_id: v.pipe(v.string(), v.regex(/^wh_[0-9a-f-]{36}$/, 'must be a webhook id (wh_…)'), v.description('The subscription whose deliveries to replay')),
+  webhook_id: v.pipe(IdRef('wh'), v.description('The subscription whose deliveries to replay')),
   status: v.optional(v.pipe(v.picklist(['failed', 'delivered'], 'must be failed or delivered'), v.description('Only deliveries in this status (default: both)'))),
   since: v.optional(v.pipe(TimestampQuery, v.description('Only deliveries created at or after this time'))),
   dry_run: v.optional(v.pipe(v.boolean(), v.description('Count only; queue nothing'))),
