@@ -32,7 +32,7 @@ const HEAP_BOUND_MB = 12
 const COMMITTED_BOUND_MB = 96
 /**
  * Everything else (the C allocator's arenas, SQLite's cache, undici's buffers) is noisy: +19 MB
- * alone, +54 MB once while the whole suite ran beside it. This bound catches a gross native leak.
+ * alone, +54 to +67 MB while the whole suite ran beside it. This bound catches a gross native leak.
  */
 const RSS_BOUND_MB = 96
 
