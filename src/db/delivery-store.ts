@@ -128,10 +128,15 @@ export function storedHeaders(text: string): Record<string, string> {
 
 /**
  * Queue state after an attempt. `manual` counts retries asked for and not yet served; one asked
- * for while this attempt was in flight (manual > what was claimed) stays queued, due now.
- * Parameters: claimed manual, attempt time, next automatic time, claimed manual.
+ * for while this attempt was in flight (manual > what was claimed) stays queued, due now. A
+ * subscription that stopped being active while the attempt was in flight (disabled by another
+ * outcome, deactivated, deleted) gets nothing queued: its queue was dropped then (§11).
+ * Parameters: next automatic time, claimed manual, attempt time, next automatic time, claimed manual.
  */
-const _AFTER_ATTEMPT = 'due_at = CASE WHEN manual > ? THEN ? ELSE ? END, manual = max(manual - ?, 0), locked_until = NULL, locked_by = NULL'
+const _ACTIVE = '(SELECT active FROM webhooks WHERE webhooks.id = deliveries.webhook_id) = 1'
+const _AFTER_ATTEMPT = `next_retry_at = CASE WHEN ${_ACTIVE} THEN ? END,
+  due_at = CASE WHEN NOT ${_ACTIVE} THEN NULL WHEN manual > ? THEN ? ELSE ? END,
+  manual = CASE WHEN ${_ACTIVE} THEN max(manual - ?, 0) ELSE 0 END, locked_until = NULL, locked_by = NULL`
 
 /**
  * The attempt row (numbered from the row itself, so a late outcome never collides with another
@@ -147,7 +152,7 @@ function _record(q: SyncDb, o: Outcome): boolean {
   const delivered = o.delivered ? `status = 'delivered', delivered_at = ?,` : ''
   const params = o.delivered ? [o.at] : []
   const held = q.run(`UPDATE deliveries SET ${delivered || "status = 'failed',"} attempts = attempts + 1, retries = ?, response_code = ?, last_attempt_at = ?,
-    next_retry_at = ?, ${_AFTER_ATTEMPT} WHERE id = ? AND locked_by = ?`,
+    ${_AFTER_ATTEMPT} WHERE id = ? AND locked_by = ?`,
   ...params, o.retries, o.responseCode, o.at, o.nextRetryAt, j.manual, o.at, o.nextRetryAt, j.manual, j.id, j.owner)
   if (held.changes === 0) {
     q.run(`UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = ?, response_code = ?${o.delivered ? ", status = 'delivered', delivered_at = ?" : ''} WHERE id = ?`,

@@ -147,11 +147,13 @@ async function _record(tx: Tx, o: Outcome): Promise<boolean> {
     from deliveries where id = ${j.id}`.execute(tx)
   if (Number(inserted.numAffectedRows ?? 0) === 0) return false
   const state = o.delivered ? sql`status = 'delivered', delivered_at = ${o.at},` : sql`status = 'failed',`
-  const held = await sql`update deliveries set ${state} attempts = attempts + 1, retries = ${o.retries}, response_code = ${o.responseCode},
-    last_attempt_at = ${o.at}, next_retry_at = ${o.nextRetryAt},
-    due_at = case when manual > ${j.manual} then ${o.at} else ${o.nextRetryAt} end, manual = greatest(manual - ${j.manual}, 0),
+  // Nothing queued for a subscription that stopped being active meanwhile (see db/delivery-store.ts).
+  const held = await sql`update deliveries d set ${state} attempts = d.attempts + 1, retries = ${o.retries}, response_code = ${o.responseCode},
+    last_attempt_at = ${o.at}, next_retry_at = case when w.active = 1 then ${o.nextRetryAt} end,
+    due_at = case when w.active <> 1 then null when d.manual > ${j.manual} then ${o.at} else ${o.nextRetryAt} end,
+    manual = case when w.active = 1 then greatest(d.manual - ${j.manual}, 0) else 0 end,
     locked_until = null, locked_by = null
-    where id = ${j.id} and locked_by = ${j.owner}`.execute(tx)
+    from webhooks w where w.id = d.webhook_id and d.id = ${j.id} and d.locked_by = ${j.owner}`.execute(tx)
   if (Number(held.numAffectedRows ?? 0) === 0) {
     const done = o.delivered ? sql`, status = 'delivered', delivered_at = ${o.at}` : sql``
     await sql`update deliveries set attempts = attempts + 1, last_attempt_at = ${o.at}, response_code = ${o.responseCode}${done} where id = ${j.id}`.execute(tx)

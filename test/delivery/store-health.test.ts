@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { Claim, DeliveryStore, Job, Outcome } from '../../src/delivery/port.ts'
+import { DEFAULT_CONFIG } from '../../src/config.ts'
+import { withTx } from '../../src/db/tx.ts'
+import { emit } from '../../src/events/emit.ts'
+import { systemClock } from '../../src/lib/clock.ts'
+import { createLogger } from '../../src/lib/logger.ts'
+import { openWithStore, queryRows } from '../helpers/engine.ts'
+import { startTestApp, type TestApp } from '../helpers/app.ts'
+
+const OWNER = 'store-health-test'
+
+/**
+ * §11 Endpoint health at the store, on the suite's engine: once a subscription is disabled,
+ * no outcome recorded afterwards (an attempt that was in flight when it happened) queues its
+ * delivery again. Seen failing in CI: a 500 recorded after the disabling outcome left a
+ * next_retry_at on a disabled subscription's delivery.
+ */
+describe('delivery store: outcomes recorded after a subscription was disabled', () => {
+  let app: TestApp
+  let opened: Awaited<ReturnType<typeof openWithStore>>['opened']
+  let store: DeliveryStore
+  let tenantId: string
+  let keyId: string
+  before(async () => {
+    app = await startTestApp({ allowPrivateTargets: true })
+    const t = await app.tenant()
+    tenantId = t.id
+    keyId = t.keyId
+    // The server only made the tenant; this test is the only worker.
+    await app.server.stop(0)
+    ;({ opened, store } = await openWithStore(app.dbFile))
+  })
+  after(async () => {
+    await opened?.close()
+    await app.close()
+  })
+
+  /** A subscription with `n` due deliveries, all claimed by this test. */
+  const claimed = async (n: number): Promise<Job[]> => {
+    const now = new Date().toISOString()
+    const webhookId = `wh_${crypto.randomUUID()}`
+    await opened.db.insertInto('webhooks').values({
+      id: webhookId, tenant_id: tenantId, url: 'http://127.0.0.1:9/', events: JSON.stringify(['order.created']), secret: 'store-health-secret',
+      headers: '{}', active: 1, created_at: now, updated_at: now,
+    } as never).execute()
+    const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId, keyId }
+    for (let i = 0; i < n; i++) await withTx(opened.db, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
+    const claim: Claim = {
+      now: new Date().toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString(), owner: OWNER,
+      plan: (queued) => queued.filter((q) => q.webhook_id === webhookId).map((q) => ({ webhook_id: q.webhook_id, limit: n })),
+    }
+    const { jobs } = await store.cycle([], claim)
+    assert.equal(jobs.length, n)
+    return jobs
+  }
+  const failed = (job: Job, responseCode: number): Outcome => ({
+    job, at: new Date().toISOString(), responseCode, durationMs: 1, error: null, responseBody: null, delivered: false,
+    nextRetryAt: new Date(Date.now() + 3_600_000).toISOString(), retries: job.retries + 1,
+  })
+  const queued = (webhookId: string) =>
+    queryRows<{ id: string; next_retry_at: string | null; due_at: string | null }>(app.dbFile,
+      'SELECT id, next_retry_at, due_at FROM deliveries WHERE webhook_id = ? AND (next_retry_at IS NOT NULL OR due_at IS NOT NULL)', webhookId)
+
+  test('in the same cycle: a 410 disables it; a 500 recorded after it queues nothing', async () => {
+    const [a, b] = await claimed(2)
+    const { disabled } = await store.cycle([failed(a, 410), failed(b, 500)])
+    assert.deepEqual(disabled.map((d) => [d.webhook_id, d.reason]), [[a.webhook_id, 'gone']])
+    assert.deepEqual(await queued(a.webhook_id), [])
+    const attempts = await queryRows<{ n: number }>(app.dbFile, 'SELECT count(*) AS n FROM delivery_attempts WHERE delivery_id = ?', b.id)
+    assert.equal(Number(attempts[0].n), 1, 'the attempt itself is recorded')
+  })
+
+  test('in a later cycle: an attempt in flight while the subscription was disabled queues nothing either', async () => {
+    const [a, b, c] = await claimed(3)
+    await store.cycle([failed(a, 410)])
+    const { disabled } = await store.cycle([failed(b, 500), { ...failed(c, 200), delivered: true, nextRetryAt: null }])
+    assert.deepEqual(disabled, [])
+    assert.deepEqual(await queued(a.webhook_id), [])
+    const [row] = await queryRows<{ status: string }>(app.dbFile, 'SELECT status FROM deliveries WHERE id = ?', c.id)
+    assert.equal(row.status, 'delivered', 'a success is still recorded as one')
+  })
+})
