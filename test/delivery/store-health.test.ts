@@ -64,21 +64,21 @@ describe('delivery store: outcomes recorded after a subscription was disabled', 
       'SELECT id, next_retry_at, due_at FROM deliveries WHERE webhook_id = ? AND (next_retry_at IS NOT NULL OR due_at IS NOT NULL)', webhookId)
 
   test('in the same cycle: a 410 disables it; a 500 recorded after it queues nothing', async () => {
-    const [a, b] = await claimed(2)
+    const [a, b] = await claimed(2) as [Job, Job]
     const { disabled } = await store.cycle([failed(a, 410), failed(b, 500)])
     assert.deepEqual(disabled.map((d) => [d.webhook_id, d.reason]), [[a.webhook_id, 'gone']])
     assert.deepEqual(await queued(a.webhook_id), [])
     const attempts = await queryRows<{ n: number }>(app.dbFile, 'SELECT count(*) AS n FROM delivery_attempts WHERE delivery_id = ?', b.id)
-    assert.equal(Number(attempts[0].n), 1, 'the attempt itself is recorded')
+    assert.equal(Number(attempts[0]?.n), 1, 'the attempt itself is recorded')
   })
 
   test('in a later cycle: an attempt in flight while the subscription was disabled queues nothing either', async () => {
-    const [a, b, c] = await claimed(3)
+    const [a, b, c] = await claimed(3) as [Job, Job, Job]
     await store.cycle([failed(a, 410)])
     const { disabled } = await store.cycle([failed(b, 500), { ...failed(c, 200), delivered: true, nextRetryAt: null }])
     assert.deepEqual(disabled, [])
     assert.deepEqual(await queued(a.webhook_id), [])
     const [row] = await queryRows<{ status: string }>(app.dbFile, 'SELECT status FROM deliveries WHERE id = ?', c.id)
-    assert.equal(row.status, 'delivered', 'a success is still recorded as one')
+    assert.equal(row?.status, 'delivered', 'a success is still recorded as one')
   })
 })
