@@ -3,8 +3,9 @@
 // to bench/results.json. Everything runs on 127.0.0.1 in separate processes: the real
 // `serve` (logging at info into a file), a bare h3 route (the HTTP baseline), a webhook
 // receiver answering 200, and the load generators (autocannon; an undici POST loop for the
-// delivery baseline). Bounded: the whole run is stopped after 290 s, every child is killed at
-// the end, also on failure.
+// delivery baseline). Bounded: the whole run is stopped after DEADLINE_S, every child is killed
+// at the end, also on failure. `--quick` (the test suite's run) measures every figure with small
+// counts and short runs and judges none; `--out <file>` writes the results there as well.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -21,28 +22,38 @@ import { NODE_FLAGS } from '../src/node-flags.ts'
 const SERVE_FLAGS = process.env.BENCH_NODE_FLAGS === undefined ? NODE_FLAGS : process.env.BENCH_NODE_FLAGS === 'none' ? [] : process.env.BENCH_NODE_FLAGS.split(' ')
 import { fmt, gitCommit, machine, percentile, printTable, writeResults, type Figure } from './bench/report.ts'
 import { benchTenant, ORDER_BODY, seedDeliveries, seedOrders, type BenchTenant } from './bench/seed.ts'
-import { pgQueued, pgSeedOrders, pgTenant, startPgBench } from './bench/pg.ts'
+import { pgOrders, pgQueued, pgSeedOrders, pgTenant, startPgBench } from './bench/pg.ts'
+import { measureStartup, startupBinary, type StartupBinary } from './bench/startup.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 let tmpDir: string | undefined
-const DEADLINE_S = 480
+/** `--quick`: every phase on both engines with small counts and short runs (under a minute), no targets judged, nothing written unless `--out <file>`: the test suite runs it so the harness cannot rot. */
+const QUICK = process.argv.includes('--quick')
+const OUT = (() => {
+  const i = process.argv.indexOf('--out')
+  return i > 0 ? process.argv[i + 1] : undefined
+})()
+const DEADLINE_S = QUICK ? 150 : 600
 const S = {
   connections: 16,
-  warmupS: Number(process.env.BENCH_WARMUP_S ?? 2),
-  durationS: Number(process.env.BENCH_DURATION_S ?? 6),
+  warmupS: Number(process.env.BENCH_WARMUP_S ?? (QUICK ? 0.5 : 2)),
+  durationS: Number(process.env.BENCH_DURATION_S ?? (QUICK ? 1 : 6)),
   ordersSmall: 1_000,
-  ordersLarge: 100_000,
-  deliveryEvents: 10_000, // × 2 subscriptions
+  ordersLarge: QUICK ? 5_000 : 100_000,
+  deliveryEvents: QUICK ? 500 : 10_000, // × 2 subscriptions
   workerConcurrency: 16, // the worker's effective concurrency to one receiver: 2 subscriptions × 8 per subscription, 16 connections per origin
-  latencyRatePerS: 100,
-  latencyS: 5,
-  hostileDeliveries: 10_000, // due at once, to receivers that accept and never answer
+  sustainedS: QUICK ? 1 : Number(process.env.BENCH_SUSTAINED_S ?? 30),
+  latencyRatePerS: QUICK ? 100 : 500,
+  latencyS: QUICK ? 1 : 5,
+  hostileDeliveries: QUICK ? 500 : 10_000, // due at once, to receivers that accept and never answer
   hostileHooks: 10,
   isolationRatePerS: 20,
-  isolationS: 5,
+  isolationS: QUICK ? 1 : 5,
+  startupRuns: QUICK ? 1 : 5,
 }
 
 interface Measured extends LoadResult { cpuUsPerReq: number }
+type Group = 'reads' | 'post' | 'delivery' | 'latency' | 'sustained' | 'isolation' | 'startup' | 'postgres'
 interface Ctx { tmp: string; opened: OpenSqliteDb; serve: Child; bare: Child; receiver: Child; serveUrl: string; bareUrl: string; rxUrl: string }
 
 async function main(): Promise<void> {
@@ -71,11 +82,12 @@ async function main(): Promise<void> {
     const list = { method: 'GET' as const, paths: ['/v1/orders?limit=20'], headers: auth(reads) }
 
     const only = process.env.BENCH_ONLY?.split(',') // e.g. BENCH_ONLY=post,delivery: those groups only, nothing written
-    const run = (group: 'reads' | 'post' | 'delivery' | 'latency' | 'isolation' | 'postgres') => !only || only.includes(group)
+    const run = (group: Group) => !only || only.includes(group)
+    const queued = _sqliteQueued(opened)
     const figures: Figure[] = []
     if (run('reads')) {
       // The first load of a fresh process also warms the JIT: a longer warm-up.
-      const list1k = await _pair(c, `GET /v1/orders?limit=20 at ${S.ordersSmall / 1000} k orders`, list, S.warmupS + 4)
+      const list1k = await _pair(c, `GET /v1/orders?limit=20 at ${S.ordersSmall / 1000} k orders`, list, S.warmupS + (QUICK ? 0.5 : 4))
       const t0 = performance.now()
       ids.push(...seedOrders(c.opened, reads.id, S.ordersLarge - S.ordersSmall))
       _log(`seeded up to ${ids.length} orders in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
@@ -83,7 +95,6 @@ async function main(): Promise<void> {
       writeFileSync(pathsFile, Array.from({ length: 1000 }, () => `/v1/orders/${ids[Math.floor(Math.random() * ids.length)]}`).join('\n'))
       const getOne = await _pair(c, 'GET /v1/orders/:id', { method: 'GET', pathsFile, headers: auth(reads) })
       const list100k = await _pair(c, `GET /v1/orders?limit=20 at ${S.ordersLarge / 1000} k orders`, list)
-      const rssMb = serve.peakRssMb()
       const r1k = list1k.fig.reqPerS / list1k.base.reqPerS
       const r100k = list100k.fig.reqPerS / list100k.base.reqPerS
       const sizeRatio = r100k / r1k
@@ -96,10 +107,6 @@ async function main(): Promise<void> {
           target: '0.80–1.20', pass: sizeRatio >= 0.8 && sizeRatio <= 1.2,
           cpuUs: list100k.fig.cpuUsPerReq / list1k.fig.cpuUsPerReq, baselineCpuUs: null, notes: 'ratio of ratios; cpuUs column: ratio of CPU per request',
         },
-        {
-          id: 'peak-rss', name: 'peak RSS of serve under GET load', unit: 'MB', value: rssMb, baseline: null, ratio: null,
-          target: '≤ 150 MB', pass: rssMb <= 150, cpuUs: null, baselineCpuUs: null,
-        },
       )
     }
     if (run('post')) {
@@ -109,10 +116,10 @@ async function main(): Promise<void> {
       await receiver.ask('hold')
       const post = await _pair(c, 'POST /v1/orders (2 subscriptions, deliveries held)', spec)
       _log(`receiver released ${(await receiver.ask<{ released: number }>('release')).released} held deliveries`)
-      await _drain(c)
+      await _drainWith(queued)
       // The same with the worker sending the 2 deliveries of every order meanwhile.
       const mixed = await _pair(c, 'POST /v1/orders (2 subscriptions, delivered meanwhile)', spec)
-      await _drain(c)
+      await _drainWith(queued)
       figures.push(
         _httpFigure('create-order', 'POST /v1/orders, 2 subscriptions', post, 0.2, {
           notes: 'order, event and 2 deliveries per request in one transaction; the receiver holds its first 16 requests, so the worker sends nothing more during the run',
@@ -131,14 +138,10 @@ async function main(): Promise<void> {
       })
     }
     if (run('latency')) {
-      const latency = await _latency(c, writes)
-      figures.push({
-        id: 'latency-p50', name: `event → receipt p50 at ${S.latencyRatePerS}/s`, unit: 'ms', value: latency.p50, baseline: null, ratio: null,
-        target: '≤ 5 ms', pass: latency.p50 <= 5, cpuUs: null, baselineCpuUs: null, samples: latency.n, max_ms: latency.max,
-      }, {
-        id: 'latency-p99', name: `event → receipt p99 at ${S.latencyRatePerS}/s`, unit: 'ms', value: latency.p99, baseline: null, ratio: null,
-        target: '≤ 50 ms', pass: latency.p99 <= 50, cpuUs: null, baselineCpuUs: null,
-      })
+      figures.push(..._latencyFigures('', await _latency(c.serveUrl, c.receiver, writes, queued), 5, 50))
+    }
+    if (run('sustained')) {
+      figures.push(_sustainedFigure('', await _sustained(c, c.serve, c.serveUrl, writes, queued, async () => _sqliteOrders(opened, writes.id))))
     }
     if (run('isolation')) {
       const iso = await _isolation(c, writes)
@@ -151,6 +154,16 @@ async function main(): Promise<void> {
         notes: `${iso.inFlight} attempts of the other tenant in flight at the end`,
       })
     }
+    if (run('startup')) {
+      const bin = startupBinary(ROOT, QUICK, _log)
+      const file = join(tmp, 'startup.db')
+      const o = openDb(file)
+      const t = await benchTenant(o, 'Startup', rxUrl, [])
+      o.close()
+      figures.push(_startupFigure('', bin, await measureStartup(bin, file, t.key, S.startupRuns), 200))
+    }
+    // VmHWM of the one serve process that ran every SQLite phase above.
+    figures.push(_rssFigure('', serve.peakRssMb(), only ? `only ${only.join(', ')}` : 'every SQLite phase'))
     if (run('postgres')) figures.push(...(await _postgres(c)))
     const logLines = readFileSync(join(tmp, 'serve.log'), 'utf8').split('\n').length - 1
     if (profile) {
@@ -159,13 +172,18 @@ async function main(): Promise<void> {
       await exited
       _log(`profile of serve written to ${profile}; npx tsx scripts/bench/profile-top.ts <file> shows it`)
     }
+    for (const f of figures) {
+      f.engine = f.id.startsWith('pg-') ? 'postgres' : 'sqlite'
+      if (QUICK) f.pass = null // short runs on small data: the figures say the harness works, not how fast we are
+    }
     const results = {
       generated_at: new Date().toISOString(), commit: gitCommit(ROOT),
       machine: { ...host, loadavg_end: loadavg().map((x) => Math.round(x * 100) / 100) },
-      settings: { ...S, log_lines: logLines, log_level: 'info' }, figures, seconds: (performance.now() - started) / 1000,
+      settings: { ...S, quick: QUICK, log_lines: logLines, log_level: 'info' }, figures, seconds: (performance.now() - started) / 1000,
     }
     printTable(results)
-    if (only) process.stdout.write('BENCH_ONLY: bench/results.json left as it was\n')
+    if (OUT) writeResults(OUT, results)
+    if (only || QUICK) process.stdout.write(`${QUICK ? '--quick' : 'BENCH_ONLY'}: bench/results.json left as it was${OUT ? `; wrote ${OUT}` : ''}\n`)
     else {
       writeResults(join(ROOT, 'bench', 'results.json'), results)
       process.stdout.write(`wrote bench/results.json${figures.every((f) => f.pass) ? '' : ' (some targets missed)'}\n`)
@@ -208,26 +226,33 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     const auth = (t: BenchTenant) => ({ authorization: `Bearer ${t.key}` })
     const pathsFile = join(c.tmp, 'pg-paths.txt')
     writeFileSync(pathsFile, Array.from({ length: 1000 }, () => `/v1/orders/${ids[Math.floor(Math.random() * ids.length)]}`).join('\n'))
-    const getOne = await _pair(pc, 'PostgreSQL: GET /v1/orders/:id', { method: 'GET', pathsFile, headers: auth(reads) }, S.warmupS + 2)
+    const getOne = await _pair(pc, 'PostgreSQL: GET /v1/orders/:id', { method: 'GET', pathsFile, headers: auth(reads) }, S.warmupS + (QUICK ? 0 : 2))
     const list = await _pair(pc, `PostgreSQL: GET /v1/orders?limit=20 at ${S.ordersLarge / 1000} k`, { method: 'GET', paths: ['/v1/orders?limit=20'], headers: auth(reads) })
     const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { ...auth(writes), 'content-type': 'application/json' }, body: ORDER_BODY }
     await c.receiver.ask('hold')
     const post = await _pair(pc, 'PostgreSQL: POST /v1/orders (2 subscriptions, deliveries held)', spec)
     await c.receiver.ask('release')
-    await _drainWith(() => pgQueued(pgb.opened))
+    const queued = () => pgQueued(pgb.opened)
+    await _drainWith(queued)
+    const latency = _latencyFigures('pg-', await _latency(oneUrl, c.receiver, writes, queued), 10, 100)
+    const sustained = _sustainedFigure('pg-', await _sustained(c, one, oneUrl, writes, queued, () => pgOrders(pgb.opened, writes.id)))
+    const bin = startupBinary(ROOT, QUICK, _log)
+    const startup = _startupFigure('pg-', bin, await measureStartup(bin, pgb.url, reads.key, S.startupRuns), 400)
+    const rss = _rssFigure('pg-', one.peakRssMb(), 'every PostgreSQL phase of one process')
     // One process, then two, under the same client load, deliveries sent meanwhile (as in production).
     const single = await _load(one, { url: oneUrl, ...spec })
-    await _drainWith(() => pgQueued(pgb.opened))
+    await _drainWith(queued)
     const two = spawnChild(ROOT, 'serve-pg-2', 'serve.ts', [pgb.url], serveArgs(2))
     const twoUrl = (await two.next<{ url: string }>('ready')).url
     const both = await _loadSplit([one, two], [oneUrl, twoUrl], spec)
-    await _drainWith(() => pgQueued(pgb.opened))
+    await _drainWith(queued)
     const scale = both.reqPerS / single.reqPerS
     _log(`PostgreSQL: POST with two processes ${fmt(both.reqPerS)} req/s against one ${fmt(single.reqPerS)} req/s: ${scale.toFixed(2)}×`)
     return [
       _httpFigure('pg-get-order', 'PostgreSQL: GET /v1/orders/:id', getOne, 0.3),
       _httpFigure('pg-list-orders-100k', `PostgreSQL: GET /v1/orders?limit=20, ${S.ordersLarge / 1000} k orders`, list, 0.15),
       _httpFigure('pg-create-order', 'PostgreSQL: POST /v1/orders, 2 subscriptions', post, 0.1),
+      ...latency, sustained, startup, rss,
       {
         id: 'pg-two-processes', name: 'PostgreSQL: POST with two serve processes ÷ one (same client load)', unit: '×', value: scale,
         baseline: null, ratio: null, target: '≥ 1.00', pass: scale >= 1, cpuUs: both.cpuUsPerReq, baselineCpuUs: single.cpuUsPerReq,
@@ -263,9 +288,10 @@ async function _drainWith(queued: () => Promise<number>, timeoutMs = 60_000): Pr
   }
 }
 
-/** The baseline (bare h3 route, GET) right before the figure, so both see the same machine. */
+/** The baseline (bare h3 route, GET) right before the figure, so both see the same machine (measured once in a `--quick` run). */
+let quickBase: Measured | undefined
 async function _pair(c: Ctx, name: string, spec: Spec, warmupS = S.warmupS): Promise<{ base: Measured; fig: Measured }> {
-  const base = await _load(c.bare, { url: c.bareUrl, method: 'GET', paths: ['/v1/ping'], headers: {} })
+  const base = (QUICK ? quickBase : undefined) ?? (quickBase = await _load(c.bare, { url: c.bareUrl, method: 'GET', paths: ['/v1/ping'], headers: {} }))
   const fig = await _load(c.serve, { url: c.serveUrl, ...spec }, warmupS)
   _log(`${name}: ${fmt(fig.reqPerS)} req/s, ${fmt(fig.cpuUsPerReq)} µs CPU/req; baseline ${fmt(base.reqPerS)} req/s, ${fmt(base.cpuUsPerReq)} µs; ratio ${(fig.reqPerS / base.reqPerS).toFixed(2)}`)
   return { base, fig }
@@ -281,16 +307,6 @@ async function _load(server: Child, spec: Spec & { url: string }, warmupS = S.wa
   const cpu1 = await server.cpuUs()
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${spec.method} ${spec.url}: ${r.non2xx} non-2xx answers ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`)
   return { ...r, cpuUsPerReq: (cpu1 - cpu0) / r.ok }
-}
-
-/** Waits until no delivery is queued (the write figure leaves work for the worker). */
-async function _drain(c: Ctx, timeoutMs = 60_000): Promise<void> {
-  const due = c.opened.sqlite.prepare('SELECT count(*) AS n FROM deliveries WHERE due_at IS NOT NULL')
-  const until = Date.now() + timeoutMs
-  while ((due.get() as { n: number }).n > 0) {
-    if (Date.now() > until) throw new Error('deliveries still queued after the write figure')
-    await sleep(50)
-  }
 }
 
 /**
@@ -329,18 +345,18 @@ async function _deliveryLoop(c: Ctx, t: BenchTenant) {
 }
 
 /** Orders POSTed at a steady rate; the receiver notes arrival minus the event's timestamp. */
-async function _latency(c: Ctx, t: BenchTenant) {
+async function _latency(serveUrl: string, receiver: Child, t: BenchTenant, queued: () => Promise<number>) {
   const agent = new Agent({ connections: 8 })
   const total = S.latencyRatePerS * S.latencyS
   const headers = { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' }
   const post = async () => {
-    const res = await request(`${c.serveUrl}/v1/orders`, { dispatcher: agent, method: 'POST', headers, body: ORDER_BODY })
+    const res = await request(`${serveUrl}/v1/orders`, { dispatcher: agent, method: 'POST', headers, body: ORDER_BODY })
     await res.body.text()
     if (res.statusCode !== 201) throw new Error(`latency run: POST /v1/orders answered ${res.statusCode}`)
   }
   for (let i = 0; i < 20; i++) await post() // connections up, paths warm
-  await _drain(c)
-  await c.receiver.ask('latency-start')
+  await _drainWith(queued)
+  await receiver.ask('latency-start')
   const t0 = performance.now()
   const sent: Promise<void>[] = []
   for (let i = 0; i < total; i++) {
@@ -349,13 +365,90 @@ async function _latency(c: Ctx, t: BenchTenant) {
     sent.push(post())
   }
   await Promise.all(sent)
-  await _drain(c)
-  const { samples } = await c.receiver.ask<{ samples: number[] }>('latency-stop')
+  await _drainWith(queued)
+  const { samples } = await receiver.ask<{ samples: number[] }>('latency-stop')
   await agent.close()
   const sorted = samples.sort((a, b) => a - b)
   const out = { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN }
   _log(`latency: ${out.n} deliveries, p50 ${out.p50} ms, p99 ${out.p99} ms, max ${out.max} ms`)
   return out
+}
+
+function _latencyFigures(prefix: string, l: Awaited<ReturnType<typeof _latency>>, p50Max: number, p99Max: number): Figure[] {
+  const name = (p: string) => `${prefix ? 'PostgreSQL: ' : ''}event → receipt ${p} at ${S.latencyRatePerS} orders/s (2 subscriptions)`
+  return [{
+    id: `${prefix}latency-p50`, name: name('p50'), unit: 'ms', value: l.p50, baseline: null, ratio: null,
+    target: `≤ ${p50Max} ms`, pass: l.p50 <= p50Max, cpuUs: null, baselineCpuUs: null, samples: l.n, max_ms: l.max,
+  }, {
+    id: `${prefix}latency-p99`, name: name('p99'), unit: 'ms', value: l.p99, baseline: null, ratio: null,
+    target: `≤ ${p99Max} ms`, pass: l.p99 <= p99Max, cpuUs: null, baselineCpuUs: null,
+  }]
+}
+
+/**
+ * Sustained writes: POST at full speed (16 connections, no warm-up: every order counts) for
+ * `sustainedS`; the webhooks that reached the receiver by the moment the load stopped ÷ 2 ×
+ * the orders created meanwhile (counted in the database); then how long the rest took.
+ */
+async function _sustained(c: Ctx, server: Child, serveUrl: string, t: BenchTenant, queued: () => Promise<number>, orders: () => Promise<number>) {
+  await _drainWith(queued)
+  const count = async () => (await c.receiver.ask<{ count: number }>('count')).count
+  const spec: LoadSpec = {
+    url: serveUrl, connections: S.connections, warmupS: 0, durationS: S.sustainedS, method: 'POST', paths: ['/v1/orders'],
+    headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' }, body: ORDER_BODY,
+  }
+  const load = spawnChild(ROOT, 'autocannon', 'load.ts', [JSON.stringify(spec)])
+  await load.next('warm', 30_000)
+  const [rx0, o0, cpu0] = [await count(), await orders(), await server.cpuUs()]
+  load.send({ type: 'go' })
+  const r = await load.next<LoadResult>('result', (S.sustainedS + 30) * 1000)
+  const [rx1, o1, cpu1] = [await count(), await orders(), await server.cpuUs()]
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`sustained: ${r.non2xx} non-2xx answers ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`)
+  const expected = 2 * (o1 - o0)
+  const t0 = performance.now()
+  while ((await count()) - rx0 < expected) {
+    if (performance.now() - t0 > 180_000) throw new Error('sustained: not every webhook arrived within 180 s of the end')
+    await sleep(20)
+  }
+  const out = {
+    orders: o1 - o0, ordersPerS: (o1 - o0) / r.seconds, arrived: rx1 - rx0, expected, ratio: (rx1 - rx0) / expected,
+    catchUpS: (performance.now() - t0) / 1000, cpuUs: (cpu1 - cpu0) / (o1 - o0),
+  }
+  _log(`sustained: ${out.orders} orders in ${r.seconds} s (${fmt(out.ordersPerS)}/s); ${out.arrived} of ${expected} webhooks arrived by the end (${out.ratio.toFixed(2)}); the rest ${out.catchUpS.toFixed(1)} s later`)
+  return out
+}
+
+function _sustainedFigure(prefix: string, s: Awaited<ReturnType<typeof _sustained>>): Figure {
+  return {
+    id: `${prefix}sustained`, name: `${prefix ? 'PostgreSQL: ' : ''}sustained: webhooks arrived by the end of ${S.sustainedS} s of POST ÷ 2 × orders`,
+    unit: '×', value: s.ratio, baseline: null, ratio: null, target: '≥ 0.90', pass: s.ratio >= 0.9, cpuUs: s.cpuUs, baselineCpuUs: null,
+    orders: s.orders, orders_per_s: s.ordersPerS, arrived: s.arrived, expected: s.expected, catch_up_s: s.catchUpS,
+    notes: 'cpuUs: serve CPU per order, its two deliveries included as far as they were sent in the window',
+  }
+}
+
+function _startupFigure(prefix: string, bin: StartupBinary, m: { medianMs: number; runsMs: number[] }, maxMs: number): Figure {
+  return {
+    id: `${prefix}startup`, name: `${prefix ? 'PostgreSQL: ' : ''}start of serve to its first authenticated 200`, unit: 'ms', value: m.medianMs,
+    baseline: null, ratio: null, target: `≤ ${maxMs} ms`, pass: m.medianMs <= maxMs, cpuUs: null, baselineCpuUs: null,
+    runs_ms: m.runsMs.map((x) => Math.round(x)), notes: `median of ${m.runsMs.length}, ${bin.what}`,
+  }
+}
+
+function _rssFigure(prefix: string, mb: number, over: string): Figure {
+  return {
+    id: `${prefix}peak-rss`, name: `${prefix ? 'PostgreSQL: ' : ''}peak RSS of serve (${over})`, unit: 'MB', value: mb, baseline: null, ratio: null,
+    target: '≤ 150 MB', pass: mb <= 150, cpuUs: null, baselineCpuUs: null,
+  }
+}
+
+function _sqliteQueued(o: OpenSqliteDb): () => Promise<number> {
+  const due = o.sqlite.prepare('SELECT count(*) AS n FROM deliveries WHERE due_at IS NOT NULL')
+  return async () => (due.get() as { n: number }).n
+}
+
+function _sqliteOrders(o: OpenSqliteDb, tenantId: string): number {
+  return (o.sqlite.prepare('SELECT count(*) AS n FROM orders WHERE tenant_id = ?').get(tenantId) as { n: number }).n
 }
 
 /**

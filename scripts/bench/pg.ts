@@ -77,3 +77,8 @@ export async function pgQueued(o: OpenDb): Promise<number> {
   const row = await o.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('due_at', 'is not', null).executeTakeFirstOrThrow()
   return Number(row.n)
 }
+
+export async function pgOrders(o: OpenDb, tenantId: string): Promise<number> {
+  const row = await o.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow()
+  return Number(row.n)
+}

@@ -13,7 +13,9 @@ export interface Figure {
   baseline: number | null
   ratio: number | null
   target: string
-  pass: boolean
+  /** null in a `--quick` run (no targets judged) */
+  pass: boolean | null
+  engine?: 'sqlite' | 'postgres'
   /** Server CPU time per request (or per delivery), µs; and the baseline's. */
   cpuUs: number | null
   baselineCpuUs: number | null
@@ -55,16 +57,17 @@ export function writeResults(file: string, results: Results): void {
 }
 
 export function printTable(results: Results): void {
-  const rows = [['figure', 'value', 'baseline', 'ratio', 'target', 'CPU/req µs (base)', 'ok']]
+  const rows = [['figure', 'engine', 'value', 'baseline', 'ratio', 'target', 'CPU/req µs (base)', 'ok']]
   for (const f of results.figures) {
     rows.push([
       f.name,
+      f.engine ?? '',
       `${fmt(f.value)} ${f.unit}`,
       f.baseline === null ? '—' : fmt(f.baseline),
       f.ratio === null ? '—' : f.ratio.toFixed(2),
       f.target,
       f.cpuUs === null ? '—' : `${fmt(f.cpuUs)}${f.baselineCpuUs === null ? '' : ` (${fmt(f.baselineCpuUs)})`}`,
-      f.pass ? 'yes' : 'NO',
+      f.pass === null ? '—' : f.pass ? 'yes' : 'NO',
     ])
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { after, before, describe, test } from 'node:test'
+
+// Issue 15: `npm run bench -- --quick` runs every phase of the benchmark on both engines with
+// small counts and short runs, so the harness cannot rot between full runs (which are never in
+// CI). Figures are not judged here (speed is the benchmark's business, not a test's): the test
+// checks that every figure was measured, on the engine it names, and that bench/results.json,
+// the full run's record, was left alone.
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const PG_URL = process.env.TRAVELOPS_TEST_PG_URL
+
+const SQLITE_FIGURES = [
+  'list-orders-1k', 'get-order', 'list-orders-100k', 'list-orders-size', 'create-order', 'create-order-delivering', 'delivery-loop',
+  'latency-p50', 'latency-p99', 'sustained', 'isolation-p50', 'isolation-p99', 'startup', 'peak-rss',
+]
+const PG_FIGURES = [
+  'pg-get-order', 'pg-list-orders-100k', 'pg-create-order', 'pg-latency-p50', 'pg-latency-p99', 'pg-sustained', 'pg-startup', 'pg-peak-rss',
+  'pg-two-processes',
+]
+
+describe('npm run bench -- --quick', () => {
+  let dir: string
+  before(() => { dir = mkdtempSync(join(tmpdir(), 'travelops-bench-quick-')) })
+  after(() => rmSync(dir, { recursive: true, force: true }))
+
+  test(`measures every figure on SQLite${PG_URL ? ' and PostgreSQL' : ' (PostgreSQL: no TRAVELOPS_TEST_PG_URL)'}, judges none, leaves bench/results.json alone`, { timeout: 180_000 }, async () => {
+    const out = join(dir, 'results.json')
+    const recorded = readFileSync(join(ROOT, 'bench', 'results.json'), 'utf8')
+    const env = { ...process.env, ...(PG_URL ? { BENCH_PG_URL: PG_URL } : { BENCH_ONLY: 'reads,post,delivery,latency,sustained,isolation,startup' }) }
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'bench.ts'), '--quick', '--out', out], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (d: Buffer) => { output += d.toString() })
+    child.stderr.on('data', (d: Buffer) => { output += d.toString() })
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+    assert.equal(code, 0, output)
+
+    const results = JSON.parse(readFileSync(out, 'utf8')) as { settings: { quick: boolean }; figures: { id: string; engine: string; value: number; pass: unknown; unit: string }[]; machine: { loadavg_start: number[]; loadavg_end: number[] } }
+    assert.equal(results.settings.quick, true)
+    const expected = [...SQLITE_FIGURES, ...(PG_URL ? PG_FIGURES : [])]
+    assert.deepEqual(results.figures.map((f) => f.id).sort(), [...expected].sort(), output)
+    for (const f of results.figures) {
+      assert.equal(f.engine, f.id.startsWith('pg-') ? 'postgres' : 'sqlite', f.id)
+      assert.ok(Number.isFinite(f.value) && (f.unit === 'ms' ? f.value >= 0 : f.value > 0), `${f.id}: ${f.value} ${f.unit}`)
+      assert.equal(f.pass, null, `${f.id}: a quick run judges no target`)
+    }
+    const sustained = results.figures.find((f) => f.id === 'sustained')!
+    assert.ok(sustained.value <= 1, `sustained is a share of the webhooks sent: ${sustained.value}`)
+    assert.equal(results.machine.loadavg_start.length, 3)
+    assert.equal(results.machine.loadavg_end.length, 3)
+    assert.equal(readFileSync(join(ROOT, 'bench', 'results.json'), 'utf8'), recorded, 'the full run\'s bench/results.json is left alone')
+  })
+})
