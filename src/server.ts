@@ -15,7 +15,7 @@ import { pruneSignIns } from './modules/dashboard/sessions.ts'
 import { SharedRateLimiter } from './http/rate-limit.ts'
 import type { ResolveAll } from './delivery/guard-connect.ts'
 import { createSender } from './delivery/send.ts'
-import { startWorker } from './delivery/worker.ts'
+import { DEFAULT_SLOTS, startWorker } from './delivery/worker.ts'
 import { sqliteDeliveryStore } from './db/delivery-store.ts'
 import { startPruner } from './db/retention.ts'
 import { migrate } from './db/migrate.ts'
@@ -53,7 +53,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const worker = startWorker({
     observe: metrics ? (outcome, seconds) => metrics.attempt(outcome, seconds) : undefined,
     store, clock, logger, userAgent,
-    sender: createSender({ timeoutMs: config.deliveryTimeoutMs, allowPrivate: config.allowPrivateTargets, userAgent, resolve: opts.resolve }),
+    // As many connections per subscription as it may ever have attempts in flight: none queue in undici.
+    sender: createSender({ timeoutMs: config.deliveryTimeoutMs, allowPrivate: config.allowPrivateTargets, userAgent, resolve: opts.resolve, connectionsPerKey: DEFAULT_SLOTS.maxPerHook }),
     retryBaseMs: config.retryBaseMs,
     timeoutMs: config.deliveryTimeoutMs,
   })

@@ -7,6 +7,8 @@ export interface SlotLimits {
   perTenant: number
   /** Attempts in flight for one subscription: one slow receiver cannot take its tenant's share. */
   perHook: number
+  /** What a subscription whose receiver answers quickly and well may grow to (concurrency.ts). */
+  maxPerHook: number
 }
 
 /** What is in flight now, by tenant and by subscription. */
@@ -14,6 +16,8 @@ export interface InFlight {
   total: number
   byTenant: ReadonlyMap<string, number>
   byHook: ReadonlyMap<string, number>
+  /** Subscriptions whose limit was raised above `perHook` (concurrency.ts). */
+  hookLimits?: ReadonlyMap<string, number>
 }
 
 export interface Plan {
@@ -27,7 +31,8 @@ export interface Plan {
  * Deals free slots fairly (CONTRACT §9): one slot at a time, round-robin across the tenants
  * that have due work, and within a tenant round-robin across its subscriptions; the rotation
  * continues where the previous plan stopped, so the same tenant or subscription is not always
- * first. A tenant never holds more than `perTenant` slots, a subscription more than `perHook`.
+ * first. A tenant never holds more than `perTenant` slots, a subscription more than its limit
+ * (`perHook`, or what concurrency.ts raised it to for a fast, healthy receiver).
  */
 export class FairPlanner {
   #limits: SlotLimits
@@ -49,7 +54,8 @@ export class FairPlanner {
         nextDueMs = nextDueMs === null ? ms : Math.min(nextDueMs, ms)
         continue
       }
-      const free = Math.min(h.ready, this.#limits.perHook - (inflight.byHook.get(h.webhook_id) ?? 0))
+      const limit = inflight.hookLimits?.get(h.webhook_id) ?? this.#limits.perHook
+      const free = Math.min(h.ready, limit - (inflight.byHook.get(h.webhook_id) ?? 0))
       if (free <= 0) continue
       const list = byTenant.get(h.tenant_id) ?? []
       list.push({ hook: h, free })

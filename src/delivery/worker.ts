@@ -1,6 +1,7 @@
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import { randomUUID } from 'node:crypto'
+import { AdaptiveLimits } from './concurrency.ts'
 import { FairPlanner, type SlotLimits } from './plan.ts'
 import type { DeliveryStore, Job, Outcome } from './port.ts'
 import { deferredRetryAt, nextRetryAt, parseRetryAfter } from './retry.ts'
@@ -36,7 +37,15 @@ export interface Worker {
   stop(graceMs?: number): Promise<void>
 }
 
-export const DEFAULT_SLOTS: SlotLimits = { total: 256, perTenant: 32, perHook: 8 }
+/**
+ * 8 attempts in flight per subscription, raised up to 32 while its receiver answers 2xx within
+ * FAST_MS (concurrency.ts); 64 per tenant, 256 in all. Measured (BENCHMARKS.md, "Deliveries that
+ * keep pace"): with 8 per subscription, 30 s of POST at full speed left 76 % of the webhooks
+ * unsent at the end, every slot busy; with up to 32, 4 % or less.
+ */
+export const DEFAULT_SLOTS: SlotLimits = { total: 256, perTenant: 64, perHook: 8, maxPerHook: 32 }
+/** An answer slower than this is a sign the receiver is loaded: its subscription's limit is halved. */
+const _FAST_MS = 1000
 /** How long after the receiver deadline the engine's own timer ends an attempt that the HTTP client did not. */
 const _BACKSTOP_MS = 500
 
@@ -56,7 +65,9 @@ export function startWorker(o: WorkerOptions): Worker {
   const leaseMs = o.leaseMs ?? 15_000
   const pollMs = o.pollMs ?? 1000
   const random = o.random ?? Math.random
-  const planner = new FairPlanner({ ...DEFAULT_SLOTS, ...o.slots })
+  const slots = { ...DEFAULT_SLOTS, ...o.slots }
+  const planner = new FairPlanner(slots)
+  const limits = new AdaptiveLimits({ floor: slots.perHook, max: slots.maxPerHook, fastMs: _FAST_MS })
   const running = new Map<string, Running>()
   const byTenant = new Map<string, number>()
   const byHook = new Map<string, number>()
@@ -131,7 +142,7 @@ export function startWorker(o: WorkerOptions): Worker {
         leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
         owner,
         plan: (queued: Parameters<FairPlanner['plan']>[0], nowIso: string) => {
-          const p = planner.plan(queued, nowIso, { total: running.size, byTenant, byHook })
+          const p = planner.plan(queued, nowIso, { total: running.size, byTenant, byHook, hookLimits: limits.raised })
           if (p.nextDueMs !== null) wait = Math.min(wait, p.nextDueMs)
           return p.hooks
         },
@@ -172,13 +183,16 @@ export function startWorker(o: WorkerOptions): Worker {
   async function _attempt(job: Job, signal: AbortSignal): Promise<void> {
     const at = o.clock.now()
     let result: SendResult
+    let busy = 0
     try {
       result = await _sendWithDeadline(job, signal)
     } finally {
+      busy = byHook.get(job.webhook_id) ?? 0
       _count(job, -1)
     }
     if (result.aborted) return // shutdown before any answer: given back by stop(), attempted again later
     const outcome = _outcome(job, at, result)
+    limits.observe(job.webhook_id, outcome.delivered, result.durationMs, busy)
     o.observe?.(outcome.delivered ? 'delivered' : 'failed', result.durationMs / 1000)
     if (outcome.delivered) o.logger.debug('delivery attempt', { delivery_id: job.id, webhook_id: job.webhook_id, code: outcome.responseCode })
     else {
