@@ -21,8 +21,8 @@ import { NODE_FLAGS } from '../src/node-flags.ts'
 /** serve runs with the flags of every travelops process; BENCH_NODE_FLAGS=none runs it without, BENCH_NODE_FLAGS='--a --b' with others (to measure what they cost). */
 const SERVE_FLAGS = process.env.BENCH_NODE_FLAGS === undefined ? NODE_FLAGS : process.env.BENCH_NODE_FLAGS === 'none' ? [] : process.env.BENCH_NODE_FLAGS.split(' ')
 import { fmt, gitCommit, machine, percentile, printTable, writeResults, type Figure } from './bench/report.ts'
-import { benchTenant, ORDER_BODY, seedDeliveries, seedOrders, type BenchTenant } from './bench/seed.ts'
-import { pgOrders, pgQueued, pgSeedOrders, pgTenant, startPgBench } from './bench/pg.ts'
+import { benchTenant, ORDER_BODY, seedOrders, sqliteBenchDb, type BenchDb, type BenchTenant } from './bench/seed.ts'
+import { pgBenchDb, pgSeedOrders, startPgBench } from './bench/pg.ts'
 import { measureStartup, startupBinary, type StartupBinary } from './bench/startup.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -82,8 +82,16 @@ async function main(): Promise<void> {
     const list = { method: 'GET' as const, paths: ['/v1/orders?limit=20'], headers: auth(reads) }
 
     const only = process.env.BENCH_ONLY?.split(',') // e.g. BENCH_ONLY=post,delivery: those groups only, nothing written
-    const run = (group: Group) => !only || only.includes(group)
-    const queued = _sqliteQueued(opened)
+    // Each group's peak RSS of serve so far, to see which phase raises the whole run's figure.
+    const rssByPhase: Record<string, number> = {}
+    let lastGroup: Group | undefined
+    const run = (group: Group) => {
+      if (lastGroup) rssByPhase[lastGroup] = Math.round(serve.peakRssMb())
+      lastGroup = group
+      return !only || only.includes(group)
+    }
+    const sq = sqliteBenchDb(opened)
+    const queued = sq.queued
     const figures: Figure[] = []
     if (run('reads')) {
       // The first load of a fresh process also warms the JIT: a longer warm-up.
@@ -130,29 +138,16 @@ async function main(): Promise<void> {
       )
     }
     if (run('delivery')) {
-      const loop = await _deliveryLoop(c, sends)
-      figures.push({
-        id: 'delivery-loop', name: 'delivery loop (events → delivered)', unit: '/s', value: loop.perS, baseline: loop.basePerS,
-        ratio: loop.perS / loop.basePerS, target: '≥ 0.70×', pass: loop.perS / loop.basePerS >= 0.7,
-        cpuUs: loop.cpuUs, baselineCpuUs: loop.baseCpuUs, deliveries: loop.count, seconds: loop.seconds,
-      })
+      figures.push(_deliveryFigure('', await _deliveryLoop(c, c.serve, sends, sq), 0.7))
     }
     if (run('latency')) {
       figures.push(..._latencyFigures('', await _latency(c.serveUrl, c.receiver, writes, queued), 5, 50))
     }
     if (run('sustained')) {
-      figures.push(_sustainedFigure('', await _sustained(c, c.serve, c.serveUrl, writes, queued, async () => _sqliteOrders(opened, writes.id))))
+      figures.push(_sustainedFigure('', await _sustained(c, c.serve, c.serveUrl, writes, queued, () => sq.orders(writes.id))))
     }
     if (run('isolation')) {
-      const iso = await _isolation(c, writes)
-      figures.push({
-        id: 'isolation-p50', name: `healthy tenant's event → receipt p50, another tenant with ${S.hostileDeliveries / 1000} k due to a blackhole`, unit: 'ms',
-        value: iso.p50, baseline: null, ratio: null, target: '(info)', pass: true, cpuUs: null, baselineCpuUs: null, samples: iso.n,
-      }, {
-        id: 'isolation-p99', name: `healthy tenant's event → receipt p99, another tenant with ${S.hostileDeliveries / 1000} k due to a blackhole`, unit: 'ms',
-        value: iso.p99, baseline: null, ratio: null, target: '≤ 1000 ms', pass: iso.p99 <= 1000, cpuUs: null, baselineCpuUs: null, max_ms: iso.max,
-        notes: `${iso.inFlight} attempts of the other tenant in flight at the end`,
-      })
+      figures.push(..._isolationFigures('', await _isolation(c, c.serveUrl, writes, sq)))
     }
     if (run('startup')) {
       const bin = startupBinary(ROOT, QUICK, _log)
@@ -163,7 +158,8 @@ async function main(): Promise<void> {
       figures.push(_startupFigure('', bin, await measureStartup(bin, file, t.key, S.startupRuns), 200))
     }
     // VmHWM of the one serve process that ran every SQLite phase above.
-    figures.push(_rssFigure('', serve.peakRssMb(), only ? `only ${only.join(', ')}` : 'every SQLite phase'))
+    figures.push({ ..._rssFigure('', serve.peakRssMb(), only ? `only ${only.join(', ')}` : 'every SQLite phase'), peak_after_mb: rssByPhase })
+    _log(`serve's peak RSS after each group: ${JSON.stringify(rssByPhase)}`)
     if (run('postgres')) figures.push(...(await _postgres(c)))
     const logLines = readFileSync(join(tmp, 'serve.log'), 'utf8').split('\n').length - 1
     if (profile) {
@@ -214,8 +210,10 @@ type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupS' | 'durationS'>
 async function _postgres(c: Ctx): Promise<Figure[]> {
   const pgb = await startPgBench()
   try {
-    const reads = await pgTenant(pgb.opened, 'Reads', c.rxUrl, [])
-    const writes = await pgTenant(pgb.opened, 'Writes', c.rxUrl, [['order.created'], ['*']])
+    const pq = pgBenchDb(pgb.opened)
+    const reads = await pq.tenant('Reads', c.rxUrl, [])
+    const writes = await pq.tenant('Writes', c.rxUrl, [['order.created'], ['*']])
+    const sends = await pq.tenant('Deliveries', c.rxUrl, [['order.created'], ['*']])
     const t0 = performance.now()
     const ids = await pgSeedOrders(pgb.opened, reads.id, S.ordersLarge)
     _log(`PostgreSQL: seeded ${ids.length} orders in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
@@ -232,10 +230,12 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     await c.receiver.ask('hold')
     const post = await _pair(pc, 'PostgreSQL: POST /v1/orders (2 subscriptions, deliveries held)', spec)
     await c.receiver.ask('release')
-    const queued = () => pgQueued(pgb.opened)
+    const queued = pq.queued
     await _drainWith(queued)
+    const loop = _deliveryFigure('pg-', await _deliveryLoop(c, one, sends, pq), 0.5)
     const latency = _latencyFigures('pg-', await _latency(oneUrl, c.receiver, writes, queued), 10, 100)
-    const sustained = _sustainedFigure('pg-', await _sustained(c, one, oneUrl, writes, queued, () => pgOrders(pgb.opened, writes.id)))
+    const sustained = _sustainedFigure('pg-', await _sustained(c, one, oneUrl, writes, queued, () => pq.orders(writes.id)))
+    const isolation = _isolationFigures('pg-', await _isolation(c, oneUrl, writes, pq))
     const bin = startupBinary(ROOT, QUICK, _log)
     const startup = _startupFigure('pg-', bin, await measureStartup(bin, pgb.url, reads.key, S.startupRuns), 400)
     const rss = _rssFigure('pg-', one.peakRssMb(), 'every PostgreSQL phase of one process')
@@ -252,7 +252,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
       _httpFigure('pg-get-order', 'PostgreSQL: GET /v1/orders/:id', getOne, 0.3),
       _httpFigure('pg-list-orders-100k', `PostgreSQL: GET /v1/orders?limit=20, ${S.ordersLarge / 1000} k orders`, list, 0.15),
       _httpFigure('pg-create-order', 'PostgreSQL: POST /v1/orders, 2 subscriptions', post, 0.1),
-      ...latency, sustained, startup, rss,
+      loop, ...latency, sustained, ...isolation, startup, rss,
       {
         id: 'pg-two-processes', name: 'PostgreSQL: POST with two serve processes ÷ one (same client load)', unit: '×', value: scale,
         baseline: null, ratio: null, target: '≥ 1.00', pass: scale >= 1, cpuUs: both.cpuUsPerReq, baselineCpuUs: single.cpuUsPerReq,
@@ -313,9 +313,9 @@ async function _load(server: Child, spec: Spec & { url: string }, warmupS = S.wa
  * Deliveries committed (due in 1.5 s, so the worker finds them by its own poll and the clock
  * starts at a known instant) → all `delivered`. Baseline first: the same bodies POSTed by undici.
  */
-async function _deliveryLoop(c: Ctx, t: BenchTenant) {
+async function _deliveryLoop(c: Ctx, server: Child, t: BenchTenant, db: BenchDb) {
   const far = new Date(Date.now() + 3_600_000)
-  const bodies = seedDeliveries(c.opened, t.id, t.webhookIds, S.deliveryEvents, far)
+  const bodies = await db.seedDeliveries(t.id, t.webhookIds, S.deliveryEvents, far)
   const bodiesFile = join(c.tmp, 'bodies.json')
   writeFileSync(bodiesFile, JSON.stringify(bodies))
   const loop = spawnChild(ROOT, 'undici loop', 'post-loop.ts', [JSON.stringify({ url: `${c.rxUrl}/hook/0`, bodiesFile, concurrency: S.workerConcurrency })])
@@ -324,24 +324,31 @@ async function _deliveryLoop(c: Ctx, t: BenchTenant) {
   const base = await loop.next<{ count: number; seconds: number; perS: number; cpuUs: number }>('result', 120_000)
 
   const start = Date.now() + 1500
-  c.opened.sqlite.prepare('UPDATE deliveries SET due_at = ? WHERE tenant_id = ? AND due_at IS NOT NULL').run(new Date(start).toISOString(), t.id)
-  const cpu0 = await c.serve.cpuUs()
+  await db.setDue(t.id, new Date(start))
+  const cpu0 = await server.cpuUs()
   const { count: rx0 } = await c.receiver.ask<{ count: number }>('count')
-  const delivered = c.opened.sqlite.prepare("SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND status = 'delivered'")
   const until = start + 120_000
   while ((await c.receiver.ask<{ count: number }>('count')).count - rx0 < bodies.length) {
     if (Date.now() > until) throw new Error('delivery loop: not every delivery arrived within 120 s')
     await sleep(10)
   }
-  while ((delivered.get(t.id) as { n: number }).n < bodies.length) {
+  while ((await db.delivered(t.id)) < bodies.length) {
     if (Date.now() > until) throw new Error('delivery loop: not every delivery was recorded within 120 s')
     await sleep(5)
   }
   const seconds = (Date.now() - start) / 1000
-  const cpuUs = (await c.serve.cpuUs() - cpu0) / bodies.length
+  const cpuUs = (await server.cpuUs() - cpu0) / bodies.length
   const perS = bodies.length / seconds
   _log(`delivery loop: ${fmt(perS)}/s, ${fmt(cpuUs)} µs CPU/delivery; undici loop ${fmt(base.perS)}/s, ${fmt(base.cpuUs / base.count)} µs; ratio ${(perS / base.perS).toFixed(2)}`)
   return { count: bodies.length, seconds, perS, cpuUs, basePerS: base.perS, baseCpuUs: base.cpuUs / base.count }
+}
+
+function _deliveryFigure(prefix: string, loop: Awaited<ReturnType<typeof _deliveryLoop>>, min: number): Figure {
+  return {
+    id: `${prefix}delivery-loop`, name: `${prefix ? 'PostgreSQL: ' : ''}delivery loop (events → delivered)`, unit: '/s', value: loop.perS, baseline: loop.basePerS,
+    ratio: loop.perS / loop.basePerS, target: `≥ ${min.toFixed(2)}×`, pass: loop.perS / loop.basePerS >= min,
+    cpuUs: loop.cpuUs, baselineCpuUs: loop.baseCpuUs, deliveries: loop.count, seconds: loop.seconds,
+  }
 }
 
 /** Orders POSTed at a steady rate; the receiver notes arrival minus the event's timestamp. */
@@ -442,21 +449,12 @@ function _rssFigure(prefix: string, mb: number, over: string): Figure {
   }
 }
 
-function _sqliteQueued(o: OpenSqliteDb): () => Promise<number> {
-  const due = o.sqlite.prepare('SELECT count(*) AS n FROM deliveries WHERE due_at IS NOT NULL')
-  return async () => (due.get() as { n: number }).n
-}
-
-function _sqliteOrders(o: OpenSqliteDb, tenantId: string): number {
-  return (o.sqlite.prepare('SELECT count(*) AS n FROM orders WHERE tenant_id = ?').get(tenantId) as { n: number }).n
-}
-
 /**
  * §9 fairness under load: another tenant holds 10,000 due deliveries to a blackhole (a TCP
  * server that accepts and never answers) while the healthy tenant's orders are POSTed at a
  * steady rate; the receiver notes the healthy deliveries' event → receipt times.
  */
-async function _isolation(c: Ctx, healthy: BenchTenant) {
+async function _isolation(c: Ctx, serveUrl: string, healthy: BenchTenant, db: BenchDb) {
   const held: Socket[] = []
   const hole = createNetServer((sock) => {
     held.push(sock)
@@ -465,11 +463,10 @@ async function _isolation(c: Ctx, healthy: BenchTenant) {
   await new Promise<void>((r) => hole.listen(0, '127.0.0.1', () => r()))
   const holeUrl = `http://127.0.0.1:${(hole.address() as AddressInfo).port}`
   try {
-    const hostile = await benchTenant(c.opened, 'Hostile', holeUrl, Array.from({ length: S.hostileHooks }, () => ['*']))
-    seedDeliveries(c.opened, hostile.id, hostile.webhookIds, S.hostileDeliveries / S.hostileHooks, new Date())
-    const inFlight = c.opened.sqlite.prepare('SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND locked_until IS NOT NULL')
+    const hostile = await db.tenant('Hostile', holeUrl, Array.from({ length: S.hostileHooks }, () => ['*']))
+    await db.seedDeliveries(hostile.id, hostile.webhookIds, S.hostileDeliveries / S.hostileHooks, new Date())
     const until = Date.now() + 10_000
-    while ((inFlight.get(hostile.id) as { n: number }).n === 0) { // the worker's poll finds them
+    while ((await db.inFlight(hostile.id)) === 0) { // the worker's poll finds them
       if (Date.now() > until) throw new Error('isolation: the hostile deliveries were never claimed')
       await sleep(50)
     }
@@ -481,7 +478,7 @@ async function _isolation(c: Ctx, healthy: BenchTenant) {
     for (let i = 0; i < S.isolationRatePerS * S.isolationS; i++) {
       const wait = t0 + (i * 1000) / S.isolationRatePerS - performance.now()
       if (wait > 0) await sleep(wait)
-      sent.push(request(`${c.serveUrl}/v1/orders`, { dispatcher: agent, method: 'POST', headers, body: ORDER_BODY }).then(async (res) => {
+      sent.push(request(`${serveUrl}/v1/orders`, { dispatcher: agent, method: 'POST', headers, body: ORDER_BODY }).then(async (res) => {
         await res.body.text()
         if (res.statusCode !== 201) throw new Error(`isolation run: POST /v1/orders answered ${res.statusCode}`)
       }))
@@ -497,9 +494,9 @@ async function _isolation(c: Ctx, healthy: BenchTenant) {
     }
     await c.receiver.ask('latency-stop')
     await agent.close()
-    const busy = (inFlight.get(hostile.id) as { n: number }).n
+    const busy = await db.inFlight(hostile.id)
     // The hostile subscriptions stop here, so the phases after this one see a quiet worker.
-    c.opened.sqlite.prepare('UPDATE webhooks SET active = 0 WHERE tenant_id = ?').run(hostile.id)
+    await db.deactivateHooks(hostile.id)
     if (samples.length < expected) throw new Error(`isolation: ${samples.length} of ${expected} healthy deliveries arrived within 30 s`)
     const sorted = samples.sort((a, b) => a - b)
     const out = { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN, inFlight: busy }
@@ -509,6 +506,18 @@ async function _isolation(c: Ctx, healthy: BenchTenant) {
     for (const sock of held) sock.destroy()
     await new Promise<void>((r) => hole.close(() => r()))
   }
+}
+
+function _isolationFigures(prefix: string, iso: Awaited<ReturnType<typeof _isolation>>): Figure[] {
+  const name = (p: string) => `${prefix ? 'PostgreSQL: ' : ''}healthy tenant's event → receipt ${p}, another tenant with ${S.hostileDeliveries / 1000} k due to a blackhole`
+  return [{
+    id: `${prefix}isolation-p50`, name: name('p50'), unit: 'ms',
+    value: iso.p50, baseline: null, ratio: null, target: '(info)', pass: true, cpuUs: null, baselineCpuUs: null, samples: iso.n,
+  }, {
+    id: `${prefix}isolation-p99`, name: name('p99'), unit: 'ms',
+    value: iso.p99, baseline: null, ratio: null, target: '≤ 1000 ms', pass: iso.p99 <= 1000, cpuUs: null, baselineCpuUs: null, max_ms: iso.max,
+    notes: `${iso.inFlight} attempts of the other tenant in flight at the end`,
+  }]
 }
 
 function _log(msg: string): void {

@@ -8,7 +8,8 @@ import { newId } from '../../src/lib/ids.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { startPgServer } from '../../test/helpers/pg-server.ts'
-import { orderRow, type BenchTenant } from './seed.ts'
+import { toOrder } from '../../src/modules/orders/index.ts'
+import { orderRow, type BenchDb, type BenchTenant } from './seed.ts'
 
 export interface PgBench {
   url: string
@@ -81,4 +82,44 @@ export async function pgQueued(o: OpenDb): Promise<number> {
 export async function pgOrders(o: OpenDb, tenantId: string): Promise<number> {
   const row = await o.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow()
   return Number(row.n)
+}
+
+export function pgBenchDb(o: OpenDb): BenchDb {
+  const n = async (q: Promise<{ rows: { n: unknown }[] }>) => Number((await q).rows[0]?.n ?? 0)
+  return {
+    tenant: (name, url, hooks) => pgTenant(o, name, url, hooks),
+    seedDeliveries: async (tenantId, webhookIds, events, dueAt) => {
+      const bodies: string[] = []
+      const due = dueAt.toISOString()
+      for (let done = 0; done < events; done += 500) {
+        const evs: Record<string, unknown>[] = []
+        const dels: Record<string, unknown>[] = []
+        for (let i = done; i < Math.min(events, done + 500); i++) {
+          const id = newId('evt')
+          const at = new Date().toISOString()
+          const payload = JSON.stringify({ id, event: 'order.created', timestamp: at, tenant_id: tenantId, data: toOrder(orderRow(tenantId, i + 1)) })
+          evs.push({ id, tenant_id: tenantId, name: 'order.created', payload, created_at: at })
+          for (const hook of webhookIds) {
+            dels.push({ id: newId('del'), tenant_id: tenantId, webhook_id: hook, event_id: id, event: 'order.created', status: 'pending', attempts: 0, retries: 0, manual: 0, created_at: at, due_at: due })
+            bodies.push(payload)
+          }
+        }
+        await o.db.transaction().execute(async (tx) => {
+          await tx.insertInto('events').values(evs as never).execute()
+          await tx.insertInto('deliveries').values(dels as never).execute()
+        })
+      }
+      return bodies
+    },
+    setDue: async (tenantId, at) => {
+      await sql`UPDATE deliveries SET due_at = ${at.toISOString()} WHERE tenant_id = ${tenantId} AND due_at IS NOT NULL`.execute(o.db)
+    },
+    delivered: (tenantId) => n(sql<{ n: unknown }>`SELECT count(*) AS n FROM deliveries WHERE tenant_id = ${tenantId} AND status = 'delivered'`.execute(o.db)),
+    inFlight: (tenantId) => n(sql<{ n: unknown }>`SELECT count(*) AS n FROM deliveries WHERE tenant_id = ${tenantId} AND locked_until IS NOT NULL`.execute(o.db)),
+    queued: () => pgQueued(o),
+    orders: (tenantId) => pgOrders(o, tenantId),
+    deactivateHooks: async (tenantId) => {
+      await sql`UPDATE webhooks SET active = 0 WHERE tenant_id = ${tenantId}`.execute(o.db)
+    },
+  }
 }

@@ -108,3 +108,44 @@ export function orderRow(tenantId: string, n: number): OrderRow {
     updated_at: now,
   }
 }
+
+/** What the orchestrator reads and writes directly in the database, the same on both engines. */
+export interface BenchDb {
+  tenant(name: string, receiverUrl: string, hooks: string[][]): Promise<BenchTenant>
+  /** See seedDeliveries(). */
+  seedDeliveries(tenantId: string, webhookIds: string[], events: number, dueAt: Date): Promise<string[]>
+  /** Every queued delivery of the tenant becomes due at `at`. */
+  setDue(tenantId: string, at: Date): Promise<void>
+  delivered(tenantId: string): Promise<number>
+  /** Deliveries of the tenant under a lease (attempts in flight). */
+  inFlight(tenantId: string): Promise<number>
+  /** Deliveries queued, of any tenant. */
+  queued(): Promise<number>
+  orders(tenantId: string): Promise<number>
+  deactivateHooks(tenantId: string): Promise<void>
+}
+
+export function sqliteBenchDb(o: OpenDb): BenchDb {
+  const count = (sql: string) => {
+    const st = o.sqlite.prepare(sql)
+    return async (...params: unknown[]) => (st.get(...params) as { n: number }).n
+  }
+  const delivered = count("SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND status = 'delivered'")
+  const inFlight = count('SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND locked_until IS NOT NULL')
+  const queued = count('SELECT count(*) AS n FROM deliveries WHERE due_at IS NOT NULL')
+  const orders = count('SELECT count(*) AS n FROM orders WHERE tenant_id = ?')
+  return {
+    tenant: (name, url, hooks) => benchTenant(o, name, url, hooks),
+    seedDeliveries: async (tenantId, hooks, events, dueAt) => seedDeliveries(o, tenantId, hooks, events, dueAt),
+    setDue: async (tenantId, at) => {
+      o.sqlite.prepare('UPDATE deliveries SET due_at = ? WHERE tenant_id = ? AND due_at IS NOT NULL').run(at.toISOString(), tenantId)
+    },
+    delivered: (tenantId) => delivered(tenantId),
+    inFlight: (tenantId) => inFlight(tenantId),
+    queued: () => queued(),
+    orders: (tenantId) => orders(tenantId),
+    deactivateHooks: async (tenantId) => {
+      o.sqlite.prepare('UPDATE webhooks SET active = 0 WHERE tenant_id = ?').run(tenantId)
+    },
+  }
+}

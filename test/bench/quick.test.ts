@@ -20,8 +20,8 @@ const SQLITE_FIGURES = [
   'latency-p50', 'latency-p99', 'sustained', 'isolation-p50', 'isolation-p99', 'startup', 'peak-rss',
 ]
 const PG_FIGURES = [
-  'pg-get-order', 'pg-list-orders-100k', 'pg-create-order', 'pg-latency-p50', 'pg-latency-p99', 'pg-sustained', 'pg-startup', 'pg-peak-rss',
-  'pg-two-processes',
+  'pg-get-order', 'pg-list-orders-100k', 'pg-create-order', 'pg-delivery-loop', 'pg-latency-p50', 'pg-latency-p99', 'pg-sustained',
+  'pg-isolation-p50', 'pg-isolation-p99', 'pg-startup', 'pg-peak-rss', 'pg-two-processes',
 ]
 
 describe('npm run bench -- --quick', () => {
