@@ -89,6 +89,7 @@ const NOT_RUN_HERE: Record<string, string> = {
   'npm run package': 'npm run test:package builds the executable (.ci/run)',
   'npm run test:package': '.ci/run runs it after npm test',
   'npm run bench': 'minutes of load; the benchmark is run by hand',
+  'npm run bench -- --quick': 'test/bench/quick.test.ts runs it (in the checkout, not in a fresh directory)',
 }
 
 /**
