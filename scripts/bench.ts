@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net'
 import { Agent, request } from 'undici'
-import { openDb, type OpenSqliteDb } from '../src/db/connect.ts'
+import { openDb } from '../src/db/connect.ts'
 import type { LoadResult, LoadSpec } from './bench/load.ts'
 import { killAll, spawnChild, type Child } from './bench/procs.ts'
 import { NODE_FLAGS } from '../src/node-flags.ts'
@@ -54,7 +54,7 @@ const S = {
 
 interface Measured extends LoadResult { cpuUsPerReq: number }
 type Group = 'reads' | 'post' | 'delivery' | 'latency' | 'sustained' | 'isolation' | 'startup' | 'postgres'
-interface Ctx { tmp: string; opened: OpenSqliteDb; serve: Child; bare: Child; receiver: Child; serveUrl: string; bareUrl: string; rxUrl: string }
+interface Ctx { tmp: string; serve: Child; bare: Child; receiver: Child; serveUrl: string; bareUrl: string; rxUrl: string }
 
 async function main(): Promise<void> {
   const started = performance.now()
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
       stderrFile: join(tmp, 'serve.log'), nodeArgs: [...SERVE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
     })
     const [b, s] = await Promise.all([bare.next<{ url: string }>('ready'), serve.next<{ url: string }>('ready')])
-    const c: Ctx = { tmp, opened, serve, bare, receiver, serveUrl: s.url, bareUrl: b.url, rxUrl }
+    const c: Ctx = { tmp, serve, bare, receiver, serveUrl: s.url, bareUrl: b.url, rxUrl }
     const auth = (t: BenchTenant) => ({ authorization: `Bearer ${t.key}` })
     const list = { method: 'GET' as const, paths: ['/v1/orders?limit=20'], headers: auth(reads) }
 
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
       // The first load of a fresh process also warms the JIT: a longer warm-up.
       const list1k = await _pair(c, `GET /v1/orders?limit=20 at ${S.ordersSmall / 1000} k orders`, list, S.warmupS + (QUICK ? 0.5 : 4))
       const t0 = performance.now()
-      ids.push(...seedOrders(c.opened, reads.id, S.ordersLarge - S.ordersSmall))
+      ids.push(...seedOrders(opened, reads.id, S.ordersLarge - S.ordersSmall))
       _log(`seeded up to ${ids.length} orders in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
       const pathsFile = join(tmp, 'paths.txt')
       writeFileSync(pathsFile, Array.from({ length: 1000 }, () => `/v1/orders/${ids[Math.floor(Math.random() * ids.length)]}`).join('\n'))
