@@ -23,10 +23,13 @@ const SERVE_FLAGS = process.env.BENCH_NODE_FLAGS === undefined ? NODE_FLAGS : pr
 import { fmt, gitCommit, machine, percentile, printTable, writeResults, type Figure } from './bench/report.ts'
 import { benchTenant, ORDER_BODY, seedOrders, sqliteBenchDb, type BenchDb, type BenchTenant } from './bench/seed.ts'
 import { pgBenchDb, pgSeedOrders, startPgBench } from './bench/pg.ts'
+import { bundleBenchScript } from './bench/bundle.ts'
 import { measureStartup, startupBinary, type StartupBinary } from './bench/startup.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 let tmpDir: string | undefined
+/** The bundled serve (scripts/bench/bundle.ts), built at the start of the run. */
+let serveScript = ''
 /** `--quick`: every phase on both engines with small counts and short runs (under a minute), no targets judged, nothing written unless `--out <file>`: the test suite runs it so the harness cannot rot. */
 const QUICK = process.argv.includes('--quick')
 const OUT = (() => {
@@ -73,7 +76,9 @@ async function main(): Promise<void> {
     _log(`seeded ${ids.length} orders; starting serve and the bare h3 baseline`)
     const bare = spawnChild(ROOT, 'bare', 'bare.ts', [])
     const profile = process.env.BENCH_PROFILE // a directory: serve runs with --cpu-prof (see scripts/bench/profile-top.ts)
-    const serve = spawnChild(ROOT, 'serve', 'serve.ts', [dbFile], {
+    // A profile names src/ files and lines: under --cpu-prof serve runs from the sources (tsx).
+    serveScript = profile ? 'serve.ts' : await bundleBenchScript(ROOT, 'serve.ts')
+    const serve = spawnChild(ROOT, 'serve', serveScript, [dbFile], {
       stderrFile: join(tmp, 'serve.log'), nodeArgs: [...SERVE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
     })
     const [b, s] = await Promise.all([bare.next<{ url: string }>('ready'), serve.next<{ url: string }>('ready')])
@@ -85,15 +90,20 @@ async function main(): Promise<void> {
     // Each group's peak RSS of serve so far, to see which phase raises the whole run's figure.
     const rssByPhase: Record<string, number> = {}
     let lastGroup: Group | undefined
-    const run = (group: Group) => {
-      if (lastGroup) rssByPhase[lastGroup] = Math.round(serve.peakRssMb())
+    const run = async (group: Group | 'end') => {
+      if (lastGroup) {
+        rssByPhase[lastGroup] = Math.round(serve.peakRssMb())
+        if (!only || only.includes(lastGroup)) _log(`serve's memory after ${lastGroup} (MB): ${JSON.stringify(await serve.ask('memory'))}`)
+        if (process.env.BENCH_HEAP_SNAPSHOT && lastGroup === 'reads') _log(`heap snapshot: ${(await serve.ask<{ file: string }>('snapshot', {}, 120_000)).file}`)
+      }
+      if (group === 'end') return false
       lastGroup = group
       return !only || only.includes(group)
     }
     const sq = sqliteBenchDb(opened)
     const queued = sq.queued
     const figures: Figure[] = []
-    if (run('reads')) {
+    if (await run('reads')) {
       // The first load of a fresh process also warms the JIT: a longer warm-up.
       const list1k = await _pair(c, `GET /v1/orders?limit=20 at ${S.ordersSmall / 1000} k orders`, list, S.warmupS + (QUICK ? 0.5 : 4))
       const t0 = performance.now()
@@ -117,7 +127,7 @@ async function main(): Promise<void> {
         },
       )
     }
-    if (run('post')) {
+    if (await run('post')) {
       const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { ...auth(writes), 'content-type': 'application/json' }, body: ORDER_BODY }
       // The write path itself: the receiver holds its first requests, so the worker fills its
       // 8 slots per subscription and sends nothing more; the queued deliveries go out afterwards.
@@ -137,19 +147,19 @@ async function main(): Promise<void> {
         }),
       )
     }
-    if (run('delivery')) {
+    if (await run('delivery')) {
       figures.push(_deliveryFigure('', await _deliveryLoop(c, c.serve, sends, sq), 0.7))
     }
-    if (run('latency')) {
+    if (await run('latency')) {
       figures.push(..._latencyFigures('', await _latency(c.serveUrl, c.receiver, writes, queued), 5, 50))
     }
-    if (run('sustained')) {
+    if (await run('sustained')) {
       figures.push(_sustainedFigure('', await _sustained(c, c.serve, c.serveUrl, writes, queued, () => sq.orders(writes.id))))
     }
-    if (run('isolation')) {
+    if (await run('isolation')) {
       figures.push(..._isolationFigures('', await _isolation(c, c.serveUrl, writes, sq)))
     }
-    if (run('startup')) {
+    if (await run('startup')) {
       const bin = startupBinary(ROOT, QUICK, _log)
       const file = join(tmp, 'startup.db')
       const o = openDb(file)
@@ -160,7 +170,7 @@ async function main(): Promise<void> {
     // VmHWM of the one serve process that ran every SQLite phase above.
     figures.push({ ..._rssFigure('', serve.peakRssMb(), only ? `only ${only.join(', ')}` : 'every SQLite phase'), peak_after_mb: rssByPhase })
     _log(`serve's peak RSS after each group: ${JSON.stringify(rssByPhase)}`)
-    if (run('postgres')) figures.push(...(await _postgres(c)))
+    if (await run('postgres')) figures.push(...(await _postgres(c)))
     const logLines = readFileSync(join(tmp, 'serve.log'), 'utf8').split('\n').length - 1
     if (profile) {
       const exited = new Promise((resolve) => serve.proc.once('exit', resolve))
@@ -218,7 +228,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     const ids = await pgSeedOrders(pgb.opened, reads.id, S.ordersLarge)
     _log(`PostgreSQL: seeded ${ids.length} orders in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
     const serveArgs = (n: number) => ({ stderrFile: join(c.tmp, `serve-pg-${n}.log`), nodeArgs: [...SERVE_FLAGS] })
-    const one = spawnChild(ROOT, 'serve-pg-1', 'serve.ts', [pgb.url], serveArgs(1))
+    const one = spawnChild(ROOT, 'serve-pg-1', serveScript, [pgb.url], serveArgs(1))
     const oneUrl = (await one.next<{ url: string }>('ready')).url
     const pc: Ctx = { ...c, serve: one, serveUrl: oneUrl }
     const auth = (t: BenchTenant) => ({ authorization: `Bearer ${t.key}` })
@@ -242,7 +252,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     // One process, then two, under the same client load, deliveries sent meanwhile (as in production).
     const single = await _load(one, { url: oneUrl, ...spec })
     await _drainWith(queued)
-    const two = spawnChild(ROOT, 'serve-pg-2', 'serve.ts', [pgb.url], serveArgs(2))
+    const two = spawnChild(ROOT, 'serve-pg-2', serveScript, [pgb.url], serveArgs(2))
     const twoUrl = (await two.next<{ url: string }>('ready')).url
     const both = await _loadSplit([one, two], [oneUrl, twoUrl], spec)
     await _drainWith(queued)

@@ -21,10 +21,14 @@ export interface Child {
 
 const live = new Set<ChildProcess>()
 
-/** Starts `scripts/bench/<script>` under Node 24 (this process's node) with tsx and an IPC channel. */
+/**
+ * Starts `scripts/bench/<script>` under Node 24 (this process's node) with tsx and an IPC
+ * channel; a `.mjs` path (a bundle, see bundle.ts) runs under plain node.
+ */
 export function spawnChild(root: string, name: string, script: string, args: string[], opts: { stderrFile?: string; nodeArgs?: string[] } = {}): Child {
   const errFd = opts.stderrFile ? openSync(opts.stderrFile, 'a') : 'inherit'
-  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', join(root, 'scripts', 'bench', script), ...args], {
+  const entry = script.endsWith('.mjs') ? [script] : ['--import', 'tsx', join(root, 'scripts', 'bench', script)]
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...entry, ...args], {
     cwd: root, stdio: ['ignore', 'inherit', errFd, 'ipc'], env: { ...process.env, NODE_ENV: 'production' },
   })
   if (typeof errFd === 'number') closeSync(errFd)

@@ -3,6 +3,8 @@
 // log lines) is redirected by the orchestrator to a file.
 import { DEFAULT_CONFIG } from '../../src/config.ts'
 import { startServer } from '../../src/server.ts'
+import { readFileSync } from 'node:fs'
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8'
 import { on, send } from './child.ts'
 
 async function main(): Promise<void> {
@@ -15,6 +17,19 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(0), 100)
     return {}
   })
+  // Where serve's memory is (the bench logs it after each group): Node's figures, V8's spaces, the kernel's split.
+  on('memory', () => {
+    const mb = (n: number) => Math.round(n / 1048576)
+    const m = process.memoryUsage()
+    const rollup = readFileSync('/proc/self/smaps_rollup', 'utf8')
+    const kb = (k: string) => mb(Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? 0) * 1024)
+    return {
+      rss: mb(m.rss), heapUsed: mb(m.heapUsed), heapTotal: mb(m.heapTotal), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers),
+      spaces: Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, mb(s.space_size)])),
+      anon: kb('Anonymous'), file: kb('Rss') - kb('Anonymous'), shared: kb('Shared_Clean') + kb('Shared_Dirty'),
+    }
+  })
+  if (process.env.BENCH_HEAP_SNAPSHOT) on('snapshot', () => ({ file: writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT) }))
   send({ type: 'ready', url: server.url })
 }
 
