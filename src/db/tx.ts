@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely'
 import type { Database } from './schema.ts'
-import { internalsOf, registerTx, type Db } from './connect.ts'
+import { internalsOf, registerTx, type Db, type DbInternals } from './connect.ts'
 import { isRetryable } from './pg-common.ts'
 
 export type Tx = Transaction<Database>
@@ -26,7 +26,8 @@ const PG_ATTEMPTS = 12
  * therefore only touch the database (no network, no files), which is the rule anyway.
  */
 export async function withTx<T>(db: Db, fn: (scope: TxScope) => Promise<T>): Promise<T> {
-  if (internalsOf(db)) return _once(db, fn, false)
+  const x = internalsOf(db)
+  if (x) return _grouped(db, x, fn)
   for (let attempt = 1; ; attempt++) {
     try {
       return await _once(db, fn, true)
@@ -46,4 +47,95 @@ async function _once<T>(db: Db, fn: (scope: TxScope) => Promise<T>, serializable
   })
   for (const hook of hooks) hook()
   return result
+}
+
+/**
+ * SQLite group commit. The write transactions that requests start in one event-loop turn run
+ * one after another inside a single SQLite transaction, each in a savepoint of its own, and
+ * commit together; each caller's promise settles only after that commit (so no answer is sent
+ * before its data is durable as far as synchronous=NORMAL makes it), and its afterCommit hooks
+ * run then. A member that throws is rolled back to its savepoint and gets its error; the others
+ * are not affected. Consecutive orders share their b-tree pages, so one commit writes far fewer
+ * WAL frames than one per request (BENCHMARKS.md, "Group commit").
+ *
+ * The group holds the connection from its BEGIN IMMEDIATE to its COMMIT, so nothing outside it
+ * (a GET's read, the delivery loop, a backup) ever sees a member's uncommitted writes. A member
+ * runs exactly as it did in a transaction of its own: one writer, its reads see the members
+ * before it, which have all succeeded (the rules checked before writing still hold).
+ */
+interface Member {
+  fn: (scope: TxScope) => Promise<unknown>
+  resolve(value: unknown): void
+  reject(err: unknown): void
+}
+
+interface Group {
+  queue: Member[]
+  running: boolean
+}
+
+/** At most this many transactions per commit: reads waiting for the connection wait at most one group. */
+export const GROUP_MAX = 32
+const _groups = new WeakMap<Db, Group>()
+
+function _grouped<T>(db: Db, x: DbInternals, fn: (scope: TxScope) => Promise<T>): Promise<T> {
+  let g = _groups.get(db)
+  if (!g) _groups.set(db, (g = { queue: [], running: false }))
+  const group = g
+  return new Promise<T>((resolve, reject) => {
+    group.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject })
+    if (group.running) return
+    group.running = true
+    // The rest of this turn's requests join before the group starts.
+    setImmediate(() => {
+      _drain(db, x, group).catch((err: unknown) => {
+        for (const m of group.queue.splice(0)) m.reject(err)
+      }).finally(() => { group.running = false })
+    })
+  })
+}
+
+async function _drain(db: Db, x: DbInternals, g: Group): Promise<void> {
+  while (g.queue.length > 0) await _commitGroup(db, x, g, g.queue.splice(0, GROUP_MAX))
+}
+
+async function _commitGroup(db: Db, x: DbInternals, g: Group, members: Member[]): Promise<void> {
+  const done: { m: Member; result: unknown; hooks: (() => void)[] }[] = []
+  const failed = new Set<Member>()
+  let next = 0
+  try {
+    await db.transaction().execute(async (tx) => {
+      registerTx(tx, db)
+      for (; next < members.length; next++) {
+        const m = members[next]!
+        const hooks: (() => void)[] = []
+        x.prepare('SAVEPOINT travelops_tx').run()
+        let result: unknown
+        try {
+          result = await m.fn({ tx, afterCommit: (h) => hooks.push(h) })
+        } catch (err) {
+          failed.add(m)
+          m.reject(err)
+          // Some errors (I/O, disk full) end SQLite's whole transaction: then the group is lost.
+          if (!x.sqlite.inTransaction) throw err
+          x.prepare('ROLLBACK TO travelops_tx').run()
+          x.prepare('RELEASE travelops_tx').run()
+          continue
+        }
+        x.prepare('RELEASE travelops_tx').run()
+        done.push({ m, result, hooks })
+      }
+    })
+  } catch (err) {
+    // Nothing of this group was committed: every member run so far that has no answer yet
+    // fails with the cause; those not yet run go back to the front of the queue.
+    const ran = Math.min(next + 1, members.length)
+    for (const m of members.slice(0, ran)) if (!failed.has(m)) m.reject(err)
+    g.queue.unshift(...members.slice(ran))
+    return
+  }
+  for (const d of done) {
+    for (const hook of d.hooks) hook()
+    d.m.resolve(d.result)
+  }
 }
