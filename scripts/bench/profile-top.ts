@@ -50,7 +50,7 @@ const _STARTUP = 'start-up (module loading, TypeScript)'
 /**
  * Self time in broad areas. SQLite's own work (native, called synchronously) shows up as
  * self time of the JS function that ran the statement: kysely's SqliteConnection.executeQuery,
- * compiled()'s _run, exclusive()'s helpers, dbVersion().
+ * compiled()'s _run, exclusive()'s helpers, keysVersion().
  */
 function _areas(byFn: Map<string, number>): Map<string, number> {
   const out = new Map<string, number>()

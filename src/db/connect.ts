@@ -88,12 +88,29 @@ export function openDb(file: string, opts: { migrate?: boolean } = {}): OpenSqli
   const db = new Kysely<Database>({ dialect })
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck()
   const ownChanges = sqlite.prepare('SELECT total_changes()').pluck()
+  // This connection's writes to api_keys, counted by TEMP triggers (they fire for this
+  // connection only; other processes' commits show in data_version). Created on first use: a
+  // file opened before its migrations has no api_keys table yet, and then every write counts.
+  let keyWrites = 0
+  let watching = false
+  const watchKeys = () => {
+    try {
+      sqlite.function('travelops_key_written', () => { keyWrites++; return null })
+      for (const [name, on] of [['insert', 'INSERT'], ['delete', 'DELETE'], ['update', 'UPDATE OF id, tenant_id, key_hash, scopes, rate_limit, expires_at, revoked_at']]) {
+        sqlite.exec(`CREATE TEMP TRIGGER IF NOT EXISTS travelops_keys_${name} AFTER ${on} ON main.api_keys BEGIN SELECT travelops_key_written(); END`)
+      }
+      watching = true
+    } catch { /* not migrated yet */ }
+  }
   _internals.set(db, {
     sqlite,
     prepare: (sql) => database.prepare(sql) as unknown as SqliteStatementOf,
     lock: () => dialect.driver!.lock(),
     unlock: () => dialect.driver!.unlock(),
-    version: () => `${dataVersion.get() as number}.${ownChanges.get() as number}`,
+    keysVersion: () => {
+      if (!watching) watchKeys()
+      return watching ? `${dataVersion.get() as number}.${keyWrites}` : `${dataVersion.get() as number}.changes.${ownChanges.get() as number}`
+    },
   })
   // kysely closes the file only if it ever ran a query itself (compiled() may have bypassed it).
   const close = async () => {
@@ -119,7 +136,7 @@ export interface DbInternals {
   /** The serialising driver's turn: while held, no kysely query or transaction runs. */
   lock(): Promise<void>
   unlock(): void
-  version(): string
+  keysVersion(): string
 }
 
 const _internals = new WeakMap<Db, DbInternals>()
@@ -145,14 +162,16 @@ export function internalsOfTx(tx: Transaction<Database>): DbInternals | undefine
 }
 
 /**
- * A value that changes whenever the database may have changed: another connection (a CLI
- * process) committed (`PRAGMA data_version`), or this connection wrote (`total_changes()`,
- * which counts uncommitted and rolled-back changes too, so it errs on the side of "changed").
- * A cache of rows can be trusted while this stays the same. Costs ≈4 µs, no kysely.
- * null for a Db not opened by openDb: then nothing may be cached.
+ * A value that changes whenever API keys may have changed: another connection (a CLI process)
+ * committed anything (`PRAGMA data_version`), or this connection wrote to api_keys (TEMP
+ * triggers count every insert, delete and update but a `last_used_at` touch — rolled-back
+ * writes too, so it errs on the side of "changed"). A cache of key rows can be trusted while
+ * this stays the same; this process's orders, events and deliveries no longer empty it (they
+ * did while it was `total_changes()`). Costs ≈4 µs, no kysely. null for a Db not opened by
+ * openDb: then nothing may be cached.
  */
-export function dbVersion(db: Db): string | null {
-  return _internals.get(db)?.version() ?? null
+export function keysVersion(db: Db): string | null {
+  return _internals.get(db)?.keysVersion() ?? null
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../context.ts'
-import { dbVersion, type Db } from '../db/connect.ts'
+import { keysVersion, type Db } from '../db/connect.ts'
 import type { ApiKeyRow } from '../db/schema.ts'
 import { findKeyByHash, hashKey, looksLikeKey, touchKey } from '../modules/keys/service.ts'
 import { findSession, type Role } from '../modules/dashboard/sessions.ts'
@@ -71,8 +71,8 @@ export async function authenticateSession(deps: AppDeps, headers: Headers, token
 const TOUCH_EVERY_MS = 60_000
 
 /**
- * Resolves `Authorization: Bearer <key>` on every request. Key rows are cached only until the
- * database changes (see dbVersion: a write by any process, this one included), so a key
+ * Resolves `Authorization: Bearer <key>` on every request. Key rows are cached only until keys
+ * may have changed (see keysVersion: any commit by another process, a key write by this one), so a key
  * revoked by the CLI stops working at once for a running server. Only the key's hash is
  * looked up; the key itself is never logged or stored.
  */
@@ -106,7 +106,7 @@ const _caches = new WeakMap<Db, KeyCache>()
 
 /** The key row by hash (null: none), from the cache while the database is unchanged. */
 async function _findKey(db: Db, hash: string): Promise<KeyRow | null> {
-  const version = dbVersion(db)
+  const version = keysVersion(db)
   if (version === null) return _load(db, hash)
   let cache = _caches.get(db)
   if (!cache || cache.version !== version) _caches.set(db, (cache = { version, rows: new Map() }))
@@ -114,7 +114,7 @@ async function _findKey(db: Db, hash: string): Promise<KeyRow | null> {
   if (hit !== undefined) return hit
   const row = await _load(db, hash)
   // Only if nothing changed while loading; the next request loads again otherwise.
-  if (dbVersion(db) === version) {
+  if (keysVersion(db) === version) {
     if (cache.rows.size >= _CACHE_MAX) cache.rows.clear()
     cache.rows.set(hash, row)
   }
