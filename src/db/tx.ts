@@ -84,19 +84,24 @@ function _grouped<T>(db: Db, x: DbInternals, fn: (scope: TxScope) => Promise<T>)
   const group = g
   return new Promise<T>((resolve, reject) => {
     group.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject })
-    if (group.running) return
-    group.running = true
-    // The rest of this turn's requests join before the group starts.
-    setImmediate(() => {
-      _drain(db, x, group).catch((err: unknown) => {
-        for (const m of group.queue.splice(0)) m.reject(err)
-      }).finally(() => { group.running = false })
-    })
+    if (!group.running) _schedule(db, x, group)
   })
 }
 
-async function _drain(db: Db, x: DbInternals, g: Group): Promise<void> {
-  while (g.queue.length > 0) await _commitGroup(db, x, g, g.queue.splice(0, GROUP_MAX))
+/** Drains the queue after this turn (the rest of the turn's requests join first). */
+function _schedule(db: Db, x: DbInternals, g: Group): void {
+  g.running = true
+  setImmediate(async () => {
+    try {
+      while (g.queue.length > 0) await _commitGroup(db, x, g, g.queue.splice(0, GROUP_MAX))
+    } catch (err) {
+      for (const m of g.queue.splice(0)) m.reject(err)
+    }
+    g.running = false
+    // A caller answered by the last group may have queued its next transaction while this
+    // drain was finishing (it saw `running` still set): start again for it.
+    if (g.queue.length > 0) _schedule(db, x, g)
+  })
 }
 
 async function _commitGroup(db: Db, x: DbInternals, g: Group, members: Member[]): Promise<void> {

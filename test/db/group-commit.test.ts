@@ -136,6 +136,14 @@ describe('SQLite group commit', () => {
     assert.deepEqual(names(), ['g-3', 'g-4'])
   })
 
+  test('a caller that starts its next transaction as soon as the last one is answered is not left waiting', async () => {
+    clear()
+    // Seen hanging: the answer reached the caller while the drain was finishing, the caller
+    // queued its next transaction, saw the drain still running, and nobody ever ran it.
+    for (let i = 0; i < 5; i++) await withTx(o.db, (scope) => insert(scope, `g-seq-${i}`))
+    assert.equal(names().length, 5)
+  })
+
   test('a transaction started later, on its own, still commits (and one after a failed group too)', async () => {
     clear()
     await withTx(o.db, (scope) => insert(scope, 'g-late'))
