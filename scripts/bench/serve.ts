@@ -4,6 +4,7 @@
 import { DEFAULT_CONFIG } from '../../src/config.ts'
 import { startServer } from '../../src/server.ts'
 import { readFileSync } from 'node:fs'
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks'
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8'
 import { on, send } from './child.ts'
 
@@ -17,6 +18,15 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(0), 100)
     return {}
   })
+  // Time spent in garbage collection (main thread pauses, ms), by kind: what V8 flags cost, independent of the machine's load.
+  const gcMs: Record<string, number> = {}
+  const kinds: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb' }
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = kinds[(e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0] ?? 'other'
+      gcMs[kind] = (gcMs[kind] ?? 0) + e.duration
+    }
+  }).observe({ entryTypes: ['gc'] })
   // Where serve's memory is (the bench logs it after each group): Node's figures, V8's spaces, the kernel's split.
   on('memory', () => {
     const mb = (n: number) => Math.round(n / 1048576)
@@ -26,6 +36,7 @@ async function main(): Promise<void> {
     return {
       rss: mb(m.rss), heapUsed: mb(m.heapUsed), heapTotal: mb(m.heapTotal), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers),
       spaces: Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, mb(s.space_size)])),
+      gcMs: Object.fromEntries(Object.entries(gcMs).map(([k, v]) => [k, Math.round(v)])),
       anon: kb('Anonymous'), file: kb('Rss') - kb('Anonymous'), shared: kb('Shared_Clean') + kb('Shared_Dirty'),
     }
   })
