@@ -140,7 +140,12 @@ async function _commitGroup(db: Db, x: DbInternals, g: Group, members: Member[])
     return
   }
   for (const d of done) {
-    for (const hook of d.hooks) hook()
-    d.m.resolve(d.result)
+    // A hook that throws fails its own caller (as it did with a transaction of its own), no other.
+    try {
+      for (const hook of d.hooks) hook()
+      d.m.resolve(d.result)
+    } catch (err) {
+      d.m.reject(err)
+    }
   }
 }

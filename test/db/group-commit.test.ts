@@ -136,6 +136,17 @@ describe('SQLite group commit', () => {
     assert.deepEqual(names(), ['g-3', 'g-4'])
   })
 
+  test('an afterCommit hook that throws fails its own caller only; the others are answered', async () => {
+    clear()
+    const settled = await Promise.allSettled(['g-h1', 'g-h2', 'g-h3'].map((name) => withTx(o.db, async (scope) => {
+      await insert(scope, name)
+      if (name === 'g-h2') scope.afterCommit(() => { throw new Error('hook of g-h2') })
+      return name
+    })))
+    assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled'])
+    assert.deepEqual(names(), ['g-h1', 'g-h2', 'g-h3'], 'committed all the same')
+  })
+
   test('a caller that starts its next transaction as soon as the last one is answered is not left waiting', async () => {
     clear()
     // Seen hanging: the answer reached the caller while the drain was finishing, the caller
