@@ -30,7 +30,7 @@ export async function withTx<T>(db: Db, fn: (scope: TxScope) => Promise<T>): Pro
   if (x) return _grouped(db, x, fn)
   for (let attempt = 1; ; attempt++) {
     try {
-      return await _once(db, fn, true)
+      return await _serializable(db, fn)
     } catch (err) {
       if (!isRetryable(err) || attempt >= PG_ATTEMPTS) throw err
       await new Promise((r) => setTimeout(r, Math.random() * 2 ** Math.min(attempt, 6)))
@@ -38,10 +38,10 @@ export async function withTx<T>(db: Db, fn: (scope: TxScope) => Promise<T>): Pro
   }
 }
 
-async function _once<T>(db: Db, fn: (scope: TxScope) => Promise<T>, serializable: boolean): Promise<T> {
+/** PostgreSQL: one SERIALIZABLE attempt of `fn`. */
+async function _serializable<T>(db: Db, fn: (scope: TxScope) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = []
-  const builder = serializable ? db.transaction().setIsolationLevel('serializable') : db.transaction()
-  const result = await builder.execute((tx) => {
+  const result = await db.transaction().setIsolationLevel('serializable').execute((tx) => {
     registerTx(tx, db)
     return fn({ tx, afterCommit: (h) => hooks.push(h) })
   })
@@ -79,13 +79,17 @@ export const GROUP_MAX = 32
 const _groups = new WeakMap<Db, Group>()
 
 function _grouped<T>(db: Db, x: DbInternals, fn: (scope: TxScope) => Promise<T>): Promise<T> {
-  let g = _groups.get(db)
-  if (!g) _groups.set(db, (g = { queue: [], running: false }))
-  const group = g
+  const group = _groupOf(db)
   return new Promise<T>((resolve, reject) => {
     group.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject })
     if (!group.running) _schedule(db, x, group)
   })
+}
+
+function _groupOf(db: Db): Group {
+  let g = _groups.get(db)
+  if (!g) _groups.set(db, (g = { queue: [], running: false }))
+  return g
 }
 
 /** Drains the queue after this turn (the rest of the turn's requests join first). */
