@@ -90,13 +90,12 @@ async function main(): Promise<void> {
     // Each group's peak RSS of serve so far, to see which phase raises the whole run's figure.
     const rssByPhase: Record<string, number> = {}
     let lastGroup: Group | undefined
-    const run = async (group: Group | 'end') => {
+    const run = async (group: Group) => {
       if (lastGroup) {
         rssByPhase[lastGroup] = Math.round(serve.peakRssMb())
         if (!only || only.includes(lastGroup)) _log(`serve's memory after ${lastGroup} (MB): ${JSON.stringify(await serve.ask('memory'))}`)
         if (process.env.BENCH_HEAP_SNAPSHOT && lastGroup === 'reads') _log(`heap snapshot: ${(await serve.ask<{ file: string }>('snapshot', {}, 120_000)).file}`)
       }
-      if (group === 'end') return false
       lastGroup = group
       return !only || only.includes(group)
     }
