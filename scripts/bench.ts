@@ -226,7 +226,10 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     const t0 = performance.now()
     const ids = await pgSeedOrders(pgb.opened, reads.id, S.ordersLarge)
     _log(`PostgreSQL: seeded ${ids.length} orders in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-    const serveArgs = (n: number) => ({ stderrFile: join(c.tmp, `serve-pg-${n}.log`), nodeArgs: [...SERVE_FLAGS] })
+    const profile = process.env.BENCH_PROFILE
+    const serveArgs = (n: number) => ({
+      stderrFile: join(c.tmp, `serve-pg-${n}.log`), nodeArgs: [...SERVE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
+    })
     const one = spawnChild(ROOT, 'serve-pg-1', serveScript, [pgb.url], serveArgs(1))
     const oneUrl = (await one.next<{ url: string }>('ready')).url
     const pc: Ctx = { ...c, serve: one, serveUrl: oneUrl }
@@ -257,6 +260,14 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     await _drainWith(queued)
     const scale = both.reqPerS / single.reqPerS
     _log(`PostgreSQL: POST with two processes ${fmt(both.reqPerS)} req/s against one ${fmt(single.reqPerS)} req/s: ${scale.toFixed(2)}×`)
+    if (profile) {
+      for (const p of [one, two]) {
+        const exited = new Promise((resolve) => p.proc.once('exit', resolve))
+        await p.ask('stop', {}, 20_000)
+        await exited
+      }
+      _log(`profiles of both PostgreSQL serve processes written to ${profile}`)
+    }
     return [
       _httpFigure('pg-get-order', 'PostgreSQL: GET /v1/orders/:id', getOne, 0.3),
       _httpFigure('pg-list-orders-100k', `PostgreSQL: GET /v1/orders?limit=20, ${S.ordersLarge / 1000} k orders`, list, 0.15),

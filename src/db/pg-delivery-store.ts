@@ -62,7 +62,9 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
   }
   return db.transaction().execute(async (tx) => {
     const disabled: Disabled[] = []
-    for (const o of outcomes) {
+    const { batched, oneByOne } = _split(outcomes)
+    await _recordDelivered(tx, batched)
+    for (const o of oneByOne) {
       if (await _record(tx, o)) {
         const d = await _health(tx, o, health)
         if (d) disabled.push(d)
@@ -124,19 +126,74 @@ async function _claim(tx: Tx, webhookId: string, limit: number, c: Claim): Promi
         and (locked_until is null or locked_until < ${c.now}) for update skip locked)`.execute(tx)
     return []
   }
-  const claimed = (await sql<Claimed>`
-    update deliveries set locked_until = ${c.leaseUntil}, locked_by = ${c.owner}
-    where id in (select id from deliveries where webhook_id = ${webhookId} and due_at is not null and due_at <= ${c.now}
-      and (locked_until is null or locked_until < ${c.now}) order by due_at limit ${limit} for update skip locked)
-    returning id, tenant_id, webhook_id, event_id, event, attempts, retries, manual, next_retry_at, status`.execute(tx)).rows
+  // The leases taken and each one's event, in one round trip.
+  const claimed = (await sql<Claimed & { payload: string; event_at: string }>`
+    with c as (update deliveries set locked_until = ${c.leaseUntil}, locked_by = ${c.owner}
+      where id in (select id from deliveries where webhook_id = ${webhookId} and due_at is not null and due_at <= ${c.now}
+        and (locked_until is null or locked_until < ${c.now}) order by due_at limit ${limit} for update skip locked)
+      returning id, tenant_id, webhook_id, event_id, event, attempts, retries, manual, next_retry_at, status)
+    select c.*, e.payload, e.created_at as event_at from c join events e on e.id = c.event_id`.execute(tx)).rows
   if (claimed.length === 0) return []
-  const events = new Map((await sql<{ id: string; payload: string; created_at: string }>`
-    select id, payload, created_at from events where id = any(${claimed.map((r) => r.event_id)})`.execute(tx)).rows.map((e) => [e.id, e]))
   const headers = storedHeaders(h.headers)
-  return claimed.map((row) => {
-    const e = events.get(row.event_id)!
-    return { ...row, owner: c.owner, url: h.url, secret: h.secret, headers, retryCount: h.retry_count, payload: e.payload, eventAt: e.created_at }
-  })
+  return claimed.map(({ payload, event_at, ...row }) => (
+    { ...row, owner: c.owner, url: h.url, secret: h.secret, headers, retryCount: h.retry_count, payload, eventAt: event_at }
+  ))
+}
+
+/**
+ * Outcomes recorded by a few statements for the whole batch rather than three round trips each:
+ * those of subscriptions whose every outcome in the batch is a success (the common case).
+ * Outcomes of different subscriptions touch different rows, so the order between the two sets
+ * does not matter; a subscription with a failure in the batch keeps the one-by-one path, where
+ * each failure may disable the subscription before the next outcome is recorded.
+ */
+function _split(outcomes: Outcome[]): { batched: Outcome[]; oneByOne: Outcome[] } {
+  const failing = new Set<string>()
+  const seen = new Set<string>()
+  for (const o of outcomes) {
+    // A delivery twice in one batch (not expected: one lease, one attempt) keeps the exact order too.
+    if (!o.delivered || seen.has(o.job.id)) failing.add(o.job.webhook_id)
+    seen.add(o.job.id)
+  }
+  const batched: Outcome[] = []
+  const oneByOne: Outcome[] = []
+  for (const o of outcomes) (failing.has(o.job.webhook_id) ? oneByOne : batched).push(o)
+  return { batched, oneByOne }
+}
+
+/** What _record() and _health() do for a delivered outcome, for many at once (at most 4 statements). */
+async function _recordDelivered(tx: Tx, outcomes: Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return
+  const col = <T>(f: (o: Outcome) => T) => outcomes.map(f)
+  const ids = col((o) => o.job.id)
+  const at = col((o) => o.at)
+  const code = col((o) => o.responseCode)
+  const inserted = (await sql<{ id: string }>`insert into delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
+    select d.id, d.attempts + 1, d.tenant_id, v.at, v.trigger, v.code, v.duration, v.error, v.body
+    from unnest(${ids}::text[], ${at}::text[], ${col((o) => (o.job.manual ? 'manual' : 'auto'))}::text[], ${code}::int[],
+      ${col((o) => o.durationMs)}::int[], ${col((o) => o.error)}::text[], ${col((o) => o.responseBody)}::text[])
+      as v(id, at, trigger, code, duration, error, body)
+    join deliveries d on d.id = v.id
+    returning delivery_id as id`.execute(tx)).rows.map((r) => r.id)
+  if (inserted.length === 0) return
+  const held = new Set((await sql<{ id: string }>`update deliveries d set status = 'delivered', delivered_at = v.at, attempts = d.attempts + 1,
+      retries = v.retries, response_code = v.code, last_attempt_at = v.at, next_retry_at = case when w.active = 1 then v.next end,
+      due_at = case when w.active <> 1 then null when d.manual > v.manual then v.at else v.next end,
+      manual = case when w.active = 1 then greatest(d.manual - v.manual, 0) else 0 end,
+      locked_until = null, locked_by = null
+    from webhooks w, unnest(${ids}::text[], ${at}::text[], ${code}::int[], ${col((o) => o.retries)}::int[], ${col((o) => o.nextRetryAt)}::text[],
+      ${col((o) => o.job.manual)}::int[], ${col((o) => o.job.owner)}::text[]) as v(id, at, code, retries, next, manual, owner)
+    where w.id = d.webhook_id and d.id = v.id and d.locked_by = v.owner and d.id = any(${inserted}::text[])
+    returning d.id`.execute(tx)).rows.map((r) => r.id))
+  const lost = inserted.filter((id) => !held.has(id))
+  if (lost.length > 0) {
+    await sql`update deliveries d set attempts = d.attempts + 1, last_attempt_at = v.at, response_code = v.code, status = 'delivered', delivered_at = v.at
+      from unnest(${ids}::text[], ${at}::text[], ${code}::int[]) as v(id, at, code)
+      where d.id = v.id and d.id = any(${lost}::text[])`.execute(tx)
+  }
+  const recorded = new Set(inserted)
+  const hooks = [...new Set(outcomes.filter((o) => recorded.has(o.job.id)).map((o) => o.job.webhook_id))]
+  await sql`update webhooks set failing_since = null where id = any(${hooks}::text[]) and failing_since is not null`.execute(tx)
 }
 
 /** As on SQLite (db/delivery-store.ts): the attempt row, then the queue state if the lease is still held. */
