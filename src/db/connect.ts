@@ -6,6 +6,8 @@ import type { Database } from './schema.ts'
 import { openSqlite, type SqliteDatabase } from './sqlite.ts'
 import { migrate, type MigrateObserver } from './migrate.ts'
 import type { Engine } from './migration-files.ts'
+import { isPostgresUrl, KEYS_CHANNEL } from './pg-common.ts'
+import type { KeysWatch } from './pg-keys-watch.ts'
 
 export type Db = Kysely<Database>
 
@@ -39,15 +41,14 @@ export interface OpenOptions {
  */
 export async function openDatabase(target: string, opts: OpenOptions = {}): Promise<OpenDb> {
   const { assertUsable, inspectSqlite } = await import('./inspect.ts')
-  const { isPostgresUrl } = await import('./pg-common.ts')
   if (!isPostgresUrl(target)) {
     assertUsable(inspectSqlite(target), target, { create: opts.create ?? false, allowPending: opts.allowPending })
     const opened = openDb(target, { migrate: false })
     if (opts.migrate) migrate(opened.sqlite, undefined, opts.observer)
     return opened
   }
-  const [{ openPostgres, redactUrl }, { inspectPostgres, migratePostgres }, { DatabaseRefused }] = await Promise.all([
-    import('./postgres.ts'), import('./migrate-pg.ts'), import('./inspect.ts'),
+  const [{ openPostgres, redactUrl }, { inspectPostgres, migratePostgres }, { DatabaseRefused }, { KeysWatch }] = await Promise.all([
+    import('./postgres.ts'), import('./migrate-pg.ts'), import('./inspect.ts'), import('./pg-keys-watch.ts'),
   ])
   const { db, pool } = openPostgres(target)
   const health = openPostgres(target, { max: 1, applicationName: 'travelops health' })
@@ -57,6 +58,8 @@ export async function openDatabase(target: string, opts: OpenOptions = {}): Prom
   // connection held by a transaction that waits for them.
   const side = openPostgres(target, { max: 2, applicationName: 'travelops counters' })
   _sides.set(db, side.db)
+  const keys = new KeysWatch(target)
+  _pgKeys.set(db, keys)
   const where = redactUrl(target)
   try {
     let state
@@ -68,11 +71,11 @@ export async function openDatabase(target: string, opts: OpenOptions = {}): Prom
     assertUsable(state, where, { create: opts.create ?? false, allowPending: opts.allowPending })
     if (opts.migrate) await migratePostgres(db, undefined, opts.observer)
   } catch (err) {
-    await Promise.all([db.destroy(), health.pool.end(), side.pool.end()])
+    await Promise.all([db.destroy(), health.pool.end(), side.pool.end(), keys.close()])
     throw err
   }
   void pool // kysely's destroy() ends the pool
-  return { db, engine: 'postgres', close: async () => void (await Promise.all([db.destroy(), health.pool.end(), side.pool.end()])) }
+  return { db, engine: 'postgres', close: async () => void (await Promise.all([db.destroy(), health.pool.end(), side.pool.end(), keys.close()])) }
 }
 
 /**
@@ -171,7 +174,37 @@ export function internalsOfTx(tx: Transaction<Database>): DbInternals | undefine
  * openDb: then nothing may be cached.
  */
 export function keysVersion(db: Db): string | null {
-  return _internals.get(db)?.keysVersion() ?? null
+  const x = _internals.get(db)
+  return x ? x.keysVersion() : (_pgKeys.get(db)?.version() ?? null)
+}
+
+/** Whether `db` (or the database of transaction `db`) is a PostgreSQL database opened by openDatabase(). */
+export function isPostgres(db: Db | Transaction<Database>): boolean {
+  const base = db.isTransaction ? _baseOf.get(db as Transaction<Database>) : db as Db
+  return base !== undefined && _pgKeys.has(base)
+}
+
+/** PostgreSQL: each database's watch on key writes (db/pg-keys-watch.ts). */
+const _pgKeys = new WeakMap<Db, KeysWatch>()
+
+/**
+ * A write to api_keys (other than a `last_used_at` touch). On SQLite as it is (the TEMP triggers
+ * count it). On PostgreSQL in a transaction that also announces it (NOTIFY, delivered to every
+ * listening process when it commits), and counted by this process's key cache once committed.
+ */
+export async function keysWrite<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
+  if (_internals.has(db)) return fn(db)
+  const announce = (d: Db) => sql`select pg_notify(${KEYS_CHANNEL}, '')`.execute(d)
+  const base = db.isTransaction ? _baseOf.get(db as Transaction<Database>) ?? db : db
+  const result = db.isTransaction
+    ? await fn(db).then(async (r) => (await announce(db), r))
+    : await db.transaction().execute(async (tx) => {
+      const r = await fn(tx)
+      await announce(tx)
+      return r
+    })
+  _pgKeys.get(base)?.changed()
+  return result
 }
 
 /**

@@ -1,5 +1,8 @@
 // What the rest of the code needs to know about PostgreSQL without loading its driver.
 
+/** The NOTIFY channel on which key writes are announced to every process's key cache (db/pg-keys-watch.ts). */
+export const KEYS_CHANNEL = 'travelops_keys'
+
 /** Whether `--db` names a PostgreSQL database (CONTRACT §10) rather than a SQLite file. No driver loaded. */
 export const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//i.test(target)
 

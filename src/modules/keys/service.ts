@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { compiled } from '../../db/compiled.ts'
-import type { Db } from '../../db/connect.ts'
+import { keysWrite, type Db } from '../../db/connect.ts'
 import type { ApiKeyRow } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
 
@@ -52,7 +52,7 @@ export async function createKey(
     created_at: now.toISOString(),
     expires_at: input.expiresAt?.toISOString() ?? null,
   }
-  await db.insertInto('api_keys').values(row).execute()
+  await keysWrite(db, (d) => d.insertInto('api_keys').values(row).execute())
   return {
     id: row.id, key, tenant_id: row.tenant_id, name: row.name, scopes: input.scopes,
     rate_limit: row.rate_limit, created_at: row.created_at, expires_at: row.expires_at,
@@ -81,7 +81,7 @@ export async function listKeys(db: Db, tenantId: string): Promise<KeyView[]> {
 
 /** Revokes a key; returns the key, or undefined when there is none with that id. Idempotent. */
 export async function revokeKey(db: Db, id: string, now: Date): Promise<KeyView | undefined> {
-  await db.updateTable('api_keys').set({ revoked_at: now.toISOString() }).where('id', '=', id).where('revoked_at', 'is', null).execute()
+  await keysWrite(db, (d) => d.updateTable('api_keys').set({ revoked_at: now.toISOString() }).where('id', '=', id).where('revoked_at', 'is', null).execute())
   const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
   return row && toKeyView(row)
 }
