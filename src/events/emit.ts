@@ -1,7 +1,6 @@
-import { compiled } from '../db/compiled.ts'
 import type { TxScope } from '../db/tx.ts'
 import type { TenantContext } from '../context.ts'
-import { fanOut, insertDelivery } from '../delivery/fan-out.ts'
+import { insertDelivery, insertEvent, writeEvent } from '../delivery/fan-out.ts'
 import { newId } from '../lib/ids.ts'
 import type { EventEnvelope, EventName } from './catalog.ts'
 
@@ -18,14 +17,10 @@ export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventNa
     tenant_id: ctx.tenantId,
     data,
   }
-  await _insertEvent(scope.tx, envelope.id, ctx.tenantId, event, JSON.stringify(envelope), envelope.timestamp)
-  const deliveries = await fanOut(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp })
+  const deliveries = await writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload: JSON.stringify(envelope) })
   if (deliveries > 0) scope.afterCommit(ctx.notify)
   return envelope
 }
-
-const _insertEvent = compiled((db, id: string, tenant_id: string, name: string, payload: string, created_at: string) =>
-  db.insertInto('events').values({ id, tenant_id, name, payload, created_at }))
 
 /**
  * A test event (CONTRACT §11): the envelope says `"test": true`, and its one delivery goes to
@@ -36,7 +31,7 @@ export async function emitTest(scope: TxScope, ctx: TenantContext, webhookId: st
   const envelope: EventEnvelope & { test: true } = {
     id: newId('evt'), event, timestamp: ctx.clock.now().toISOString(), tenant_id: ctx.tenantId, data, test: true,
   }
-  await _insertEvent(scope.tx, envelope.id, ctx.tenantId, event, JSON.stringify(envelope), envelope.timestamp)
+  await insertEvent(scope.tx, envelope.id, ctx.tenantId, event, JSON.stringify(envelope), envelope.timestamp)
   const id = newId('del')
   await insertDelivery(scope.tx, id, ctx.tenantId, webhookId, envelope.id, event, envelope.timestamp)
   scope.afterCommit(ctx.notify)
