@@ -57,8 +57,9 @@ export function pgDeliveryStore(db: Db, url: string, health: HealthPolicy = { di
 async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?: Claim): Promise<CycleResult> {
   if (outcomes.length === 0) {
     if (!claim) return { jobs: [], disabled: [] }
-    const wanted = claim.plan(await _queuedHooks(db, claim.now), claim.now)
-    if (wanted.length === 0) return { jobs: [], disabled: [] }
+    // Nothing to record: no transaction. The plan reads the queue, one statement claims; each
+    // statement is atomic, and the claim checks every condition again on the rows it locks.
+    return { jobs: await _claimAll(db, claim.plan(await _queuedHooks(db, claim.now), claim.now), claim), disabled: [] }
   }
   return db.transaction().execute(async (tx) => {
     const disabled: Disabled[] = []
@@ -70,12 +71,7 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
         if (d) disabled.push(d)
       }
     }
-    const jobs: Job[] = []
-    if (claim) {
-      for (const w of claim.plan(await _queuedHooks(tx, claim.now), claim.now)) {
-        if (w.limit > 0) jobs.push(...(await _claim(tx, w.webhook_id, w.limit, claim)))
-      }
-    }
+    const jobs = claim ? await _claimAll(tx, claim.plan(await _queuedHooks(tx, claim.now), claim.now), claim) : []
     return { jobs, disabled }
   })
 }
@@ -116,28 +112,47 @@ async function _queuedHooks(db: Db | Tx, now: string): Promise<QueuedHook[]> {
   return rows.rows
 }
 
-async function _claim(tx: Tx, webhookId: string, limit: number, c: Claim): Promise<Job[]> {
-  const h = (await sql<{ url: string; secret: string; headers: string; active: number; deleted_at: string | null; retry_count: number }>`
-    select url, secret, headers, active, deleted_at, retry_count from webhooks where id = ${webhookId}`.execute(tx)).rows[0]
-  if (!h || h.active !== 1 || h.deleted_at !== null) {
+type _Hook = { id: string; url: string; secret: string; headers: string; active: number; deleted_at: string | null; retry_count: number }
+
+/**
+ * Leases what the plan asks for, in two round trips whatever the number of subscriptions: their
+ * rows, then one statement taking up to each one's limit of due, unleased deliveries (each
+ * subscription's oldest first, `FOR UPDATE SKIP LOCKED`) with each one's event. A subscription
+ * that is no longer active has its due deliveries dropped instead (nothing sent; never-attempted
+ * ones end `failed`).
+ */
+async function _claimAll(db: Db | Tx, plan: { webhook_id: string; limit: number }[], c: Claim): Promise<Job[]> {
+  const wanted = plan.filter((w) => w.limit > 0)
+  if (wanted.length === 0) return []
+  const hooks = new Map((await sql<_Hook>`select id, url, secret, headers, active, deleted_at, retry_count from webhooks
+    where id = any(${wanted.map((w) => w.webhook_id)}::text[])`.execute(db)).rows.map((h) => [h.id, h]))
+  const live = wanted.filter((w) => {
+    const h = hooks.get(w.webhook_id)
+    return h !== undefined && h.active === 1 && h.deleted_at === null
+  })
+  for (const w of wanted) {
+    if (live.includes(w)) continue
     await sql`update deliveries set due_at = null, next_retry_at = null, manual = 0, locked_until = null, locked_by = null,
       status = case when status = 'pending' then 'failed' else status end
-      where id in (select id from deliveries where webhook_id = ${webhookId} and due_at is not null and due_at <= ${c.now}
-        and (locked_until is null or locked_until < ${c.now}) for update skip locked)`.execute(tx)
-    return []
+      where id in (select id from deliveries where webhook_id = ${w.webhook_id} and due_at is not null and due_at <= ${c.now}
+        and (locked_until is null or locked_until < ${c.now}) for update skip locked)`.execute(db)
   }
-  // The leases taken and each one's event, in one round trip.
+  if (live.length === 0) return []
   const claimed = (await sql<Claimed & { payload: string; event_at: string }>`
-    with c as (update deliveries set locked_until = ${c.leaseUntil}, locked_by = ${c.owner}
-      where id in (select id from deliveries where webhook_id = ${webhookId} and due_at is not null and due_at <= ${c.now}
-        and (locked_until is null or locked_until < ${c.now}) order by due_at limit ${limit} for update skip locked)
+    with want(webhook_id, lim) as (select * from unnest(${live.map((w) => w.webhook_id)}::text[], ${live.map((w) => w.limit)}::int[])),
+    c as (update deliveries set locked_until = ${c.leaseUntil}, locked_by = ${c.owner}
+      where id in (select due.id from want cross join lateral (select id from deliveries where webhook_id = want.webhook_id
+        and due_at is not null and due_at <= ${c.now} and (locked_until is null or locked_until < ${c.now})
+        order by due_at limit want.lim for update skip locked) due)
       returning id, tenant_id, webhook_id, event_id, event, attempts, retries, manual, next_retry_at, status)
-    select c.*, e.payload, e.created_at as event_at from c join events e on e.id = c.event_id`.execute(tx)).rows
-  if (claimed.length === 0) return []
-  const headers = storedHeaders(h.headers)
-  return claimed.map(({ payload, event_at, ...row }) => (
-    { ...row, owner: c.owner, url: h.url, secret: h.secret, headers, retryCount: h.retry_count, payload, eventAt: event_at }
-  ))
+    select c.*, e.payload, e.created_at as event_at from c join events e on e.id = c.event_id`.execute(db)).rows
+  const order = new Map(live.map((w, i) => [w.webhook_id, i]))
+  claimed.sort((a, b) => order.get(a.webhook_id)! - order.get(b.webhook_id)!)
+  const headers = new Map(live.map((w) => [w.webhook_id, storedHeaders(hooks.get(w.webhook_id)!.headers)]))
+  return claimed.map(({ payload, event_at, ...row }) => {
+    const h = hooks.get(row.webhook_id)!
+    return { ...row, owner: c.owner, url: h.url, secret: h.secret, headers: headers.get(row.webhook_id)!, retryCount: h.retry_count, payload, eventAt: event_at }
+  })
 }
 
 /**
