@@ -51,6 +51,8 @@ export async function backupTo(
     } finally {
       db.prepare('COMMIT').run()
     }
+    // better-sqlite3 reports before each step, not after the last: the copy is complete here.
+    opts.onProgress?.(progress.totalPages * pageSize, progress.totalPages * pageSize)
     _fsync(tmp)
     _place(tmp, dest, opts.overwrite ?? false)
     _fsyncDir(dirname(dest))
