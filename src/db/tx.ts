@@ -11,8 +11,14 @@ export interface TxScope {
   afterCommit(fn: () => void): void
 }
 
-/** Attempts of a PostgreSQL transaction that keeps losing serialization conflicts before the error reaches the client. */
-const PG_ATTEMPTS = 12
+/**
+ * Attempts of a PostgreSQL transaction that keeps losing serialization conflicts before the
+ * error reaches the client (409). Each waits a random time up to 2^attempt ms, at most 100 ms
+ * (≈1.7 s in all at worst): dozens of writers to one row, or a transaction that SSI keeps
+ * picking as the pivot among a stream of inserts into the same index pages, all get through
+ * (12 attempts of ≤ 64 ms did not: test/api/orders-behaviour.test.ts).
+ */
+const PG_ATTEMPTS = 40
 
 /**
  * One write transaction; hooks registered inside run once it has committed.
@@ -33,7 +39,7 @@ export async function withTx<T>(db: Db, fn: (scope: TxScope) => Promise<T>): Pro
       return await _serializable(db, fn)
     } catch (err) {
       if (!isRetryable(err) || attempt >= PG_ATTEMPTS) throw err
-      await new Promise((r) => setTimeout(r, Math.random() * 2 ** Math.min(attempt, 6)))
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 100)))
     }
   }
 }

@@ -33,6 +33,24 @@ describe('orders: money, numbers, transitions, events, paging, tenancy', () => {
     assert.equal(patched.body.error.details[0].path, 'items[0].unitPrice')
   })
 
+  test('concurrent changes all succeed, as one writer at a time would have them: 64 PATCHes of one order at once, beside 64 new orders and webhooks subscribed', async () => {
+    // On PostgreSQL these conflict (SERIALIZABLE) and are run again until they succeed; a client never gets a 409 for it.
+    const rx = `https://hooks.example.com/concurrent`
+    for (const events of [['order.created'], ['*']]) {
+      assert.equal((await a.request('POST', '/v1/webhooks', { body: { url: rx, events, secret: 'concurrent-secret-0123456789' } })).status, 201)
+    }
+    const id = (await a.request('POST', '/v1/orders', { body: orderBody() })).body.data.id as string
+    const replies = await Promise.all([
+      ...Array.from({ length: 64 }, (_, i) => a.request('PATCH', `/v1/orders/${id}`, { body: { notes: `writer ${i}` } })),
+      ...Array.from({ length: 64 }, () => a.request('POST', '/v1/orders', { body: orderBody() })),
+    ])
+    assert.deepEqual(replies.map((r) => r.status), [...Array(64).fill(200), ...Array(64).fill(201)], JSON.stringify(replies.find((r) => r.status >= 300)?.body))
+    const last = (await a.request('GET', `/v1/orders/${id}`)).body.data
+    assert.match(last.notes, /^writer \d+$/)
+    const updated = (await eventsOf(a.id)).filter((e) => e.name === 'order.updated' && JSON.parse(e.payload).data.id === id)
+    assert.equal(updated.length, 64, 'one order.updated per PATCH')
+  })
+
   test('order numbers are a per-tenant sequence', async () => {
     const t1 = await app.tenant('seq1')
     const t2 = await app.tenant('seq2')
