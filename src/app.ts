@@ -18,6 +18,8 @@ export interface App {
   h3: H3
   routes: readonly RouteDef[]
   fetch(request: Request): Promise<Response>
+  /** Serve is stopping: gives back what the shared rate limiter holds (PostgreSQL). */
+  close(): Promise<void>
 }
 
 interface RequestState {
@@ -100,7 +102,10 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
   // Any other method on a known path: 405 with Allow.
   for (const [path, methods] of byPath) app.all(path, () => undefined, { meta: { allow: methods.join(', ') } })
 
-  return { h3: app, routes, fetch: (req) => Promise.resolve(app.fetch(req)) }
+  return {
+    h3: app, routes, fetch: (req) => Promise.resolve(app.fetch(req)),
+    close: async () => { if (limiters.keys instanceof SharedRateLimiter) await limiters.keys.close() },
+  }
 }
 
 type Limiters = { keys: Limiter; sessions: Limiter }

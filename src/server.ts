@@ -97,6 +97,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const timer = setTimeout(() => server.closeAllConnections(), wait)
     await Promise.all([closed, worker.stop(wait), pruner.stop()])
     clearTimeout(timer)
+    await app.close()
     unlock()
     await opened.close()
   })())

@@ -54,13 +54,16 @@ export class RateLimiter implements Limiter {
  * 100 ms (up to 256), so a process holds at most ~100 ms of a key's traffic unused; it is never
  * more than 1/16 of what the window has left, so near the limit every request takes its own
  * round trip and the count is exact (a limit of 10 is counted one by one). Units a process
- * reserved and never used (it stopped, the hour ended, its traffic stopped) count as used:
- * the error is on the side of refusing, never of allowing more than the limit. Requests past
- * the limit are counted too (and refused), one by one.
+ * holds unused for a second (the key's traffic stopped or went to another process) are given
+ * back (subtracted from the shared count), and so is everything held when serve stops
+ * (close()); only a process that dies holding units, or a give-back that fails, leaves them
+ * counted as used: the error is on the side of refusing, never of allowing more than the
+ * limit. Requests past the limit are counted too (and refused), one by one.
  */
 export class SharedRateLimiter implements Limiter {
   #keys = new Map<string, _Reserve>()
   #sweptHour = 0
+  #idleTimer: ReturnType<typeof setTimeout> | null = null
 
   constructor(private readonly db: Db) {}
 
@@ -68,7 +71,7 @@ export class SharedRateLimiter implements Limiter {
     const hour = Math.floor(nowMs / HOUR_MS)
     if (hour !== this.#sweptHour) this.#sweep(hour)
     let r = this.#keys.get(keyId)
-    if (!r || r.hour !== hour) this.#keys.set(keyId, (r = { hour, shared: 0, held: 0, block: 0, reservedAt: 0, reserving: null }))
+    if (!r || r.hour !== hour) this.#keys.set(keyId, (r = { keyId, hour, shared: 0, held: 0, block: 0, reservedAt: 0, usedAt: 0, reserving: null }))
     if (r.held > 0) return this.#take(r, limit, nowMs)
     return this.#reserveThenTake(r, keyId, tenantId, limit, nowMs)
   }
@@ -76,6 +79,7 @@ export class SharedRateLimiter implements Limiter {
   /** One of the units this process holds. */
   #take(r: _Reserve, limit: number, nowMs: number): RateDecision {
     r.held--
+    r.usedAt = performance.now()
     return _decision(true, limit, Math.min(limit, r.shared - r.held), r.hour, nowMs)
   }
 
@@ -95,8 +99,12 @@ export class SharedRateLimiter implements Limiter {
         r.shared = shared
         r.block = block
         r.reservedAt = nowMs
+        r.usedAt = performance.now()
         if (fits === 0) refused = true
-        else r.held += fits - 1 // one for this request
+        else if (fits > 1) {
+          r.held += fits - 1 // one for this request
+          this.#idleTimer ??= setTimeout(() => void this.#giveBackIdle(), _IDLE_MS).unref()
+        }
       }).finally(() => (r.reserving = null))
       await r.reserving
       if (refused) return _decision(false, limit, limit, r.hour, nowMs)
@@ -112,6 +120,34 @@ export class SharedRateLimiter implements Limiter {
     return row.count
   }
 
+  /** Gives back what each key has held unused for _IDLE_MS; looks again when the next one will have. */
+  async #giveBackIdle(): Promise<void> {
+    const idleSince = performance.now() - _IDLE_MS
+    await Promise.all([...this.#keys.values()].filter((r) => r.usedAt <= idleSince).map((r) => this.#giveBack(r)))
+    this.#idleTimer = null
+    let next = Infinity // the next key to become idle
+    for (const r of this.#keys.values()) if (r.held > 0) next = Math.min(next, r.usedAt + _IDLE_MS)
+    if (next !== Infinity) this.#idleTimer = setTimeout(() => void this.#giveBackIdle(), Math.max(20, next - performance.now())).unref()
+  }
+
+  async #giveBack(r: _Reserve): Promise<void> {
+    if (r.held === 0 || r.reserving) return
+    const n = r.held
+    r.held = 0
+    r.shared -= n
+    r.block = 0 // the next reservation starts small again
+    await this.db.updateTable('rate_windows').set((eb) => ({ count: eb('count', '-', n) }))
+      .where('key_id', '=', r.keyId).where('hour', '=', r.hour).execute()
+      .catch(() => {}) // left counted as used: refusing early, never allowing more
+  }
+
+  /** Gives back every unit held (serve is stopping); later requests reserve afresh. */
+  async close(): Promise<void> {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer)
+    this.#idleTimer = null
+    await Promise.all([...this.#keys.values()].map((r) => this.#giveBack(r)))
+  }
+
   #sweep(hour: number): void {
     for (const [k, r] of this.#keys) if (r.hour !== hour) this.#keys.delete(k)
     this.#sweptHour = hour
@@ -125,8 +161,11 @@ export class SharedRateLimiter implements Limiter {
 
 /** The most requests a process reserves at once for one key. */
 const _MAX_BLOCK = 256
+/** Units held unused this long are given back. */
+const _IDLE_MS = 1_000
 
 interface _Reserve {
+  keyId: string
   hour: number
   /** The key's shared count for the hour after this process's last reservation (every process's units). */
   shared: number
@@ -135,6 +174,8 @@ interface _Reserve {
   /** The size of the last block reserved (0: none yet). */
   block: number
   reservedAt: number
+  /** performance.now() of the last unit taken (a real clock: idleness is real time, whatever the app's clock says). */
+  usedAt: number
   reserving: Promise<void> | null
 }
 

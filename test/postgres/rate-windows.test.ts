@@ -74,6 +74,27 @@ describe('SharedRateLimiter on PostgreSQL', () => {
     assert.ok(count >= 2000 && count <= 2000 + 256, `shared count ${count}: every request, plus at most one block not used yet`)
   })
 
+  test('units a process holds unused go back after a second, the rest at close(): a key whose traffic moves to another process gets its whole limit', async () => {
+    const keyId = await newKey()
+    const [a, b] = [new SharedRateLimiter(one.db), new SharedRateLimiter(two.db)]
+    for (let burst = 0; burst < 6; burst++) await Promise.all(Array.from({ length: 50 }, () => a.hit(keyId, 1000, Date.now(), tenantId)))
+    assert.ok(await shared(keyId) > 300, 'a holds units it has not used (else this test proves nothing)')
+    await new Promise((r) => setTimeout(r, 1_300))
+    assert.equal(await shared(keyId), 300, 'after a second unused they are given back')
+    const ds = []
+    for (let n = 0; n < 750; n++) ds.push(await b.hit(keyId, 1000, Date.now(), tenantId))
+    assert.equal(allowed(ds), 700, 'the other process gets all that is left')
+    assert.deepEqual(ds.slice(698, 702).map((d) => d.allowed), [true, true, false, false])
+
+    const other = await newKey()
+    await Promise.all(Array.from({ length: 100 }, () => b.hit(other, 100_000, Date.now(), tenantId)))
+    await Promise.all(Array.from({ length: 100 }, () => b.hit(other, 100_000, Date.now(), tenantId)))
+    assert.ok(await shared(other) > 200, 'b holds units it has not used')
+    await b.close()
+    assert.equal(await shared(other), 200, 'close() gives them back at once')
+    await a.close()
+  })
+
   test('a key used rarely reserves one request at a time', async () => {
     const keyId = await newKey()
     const limiter = new SharedRateLimiter(one.db)
