@@ -7,23 +7,51 @@ import { newId } from '../lib/ids.ts'
 /**
  * An event and one pending delivery per active subscription of its tenant that asked for it
  * (or for `*`), written in the caller's transaction. Returns how many deliveries. On SQLite a
- * statement per row (each is a cached statement run in-process); on PostgreSQL, where each
- * statement is a round trip, the event and all its deliveries are one statement.
+ * statement per row (each is a cached statement run in-process), the subscriptions matched
+ * here; on PostgreSQL, where each statement is a round trip, one statement writes the event,
+ * finds the subscriptions and writes their deliveries (a second one only when the tenant has
+ * more matching subscriptions than delivery ids were sent along).
  */
 export async function writeEvent(tx: Tx, event: { id: string; tenantId: string; name: string; at: string; payload: string }): Promise<number> {
+  if (isPostgres(tx)) return _writeEventPg(tx, event)
   const targets = (await _subscriptions(tx, event.tenantId)).filter((w) => _wants(w.events, event.name))
-  if (isPostgres(tx)) {
-    await sql`with e as (insert into events (id, tenant_id, name, payload, created_at)
-        values (${event.id}, ${event.tenantId}, ${event.name}, ${event.payload}, ${event.at}))
-      insert into deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, manual, created_at, due_at)
-      select d.id, ${event.tenantId}, d.webhook_id, ${event.id}, ${event.name}, 'pending', 0, 0, 0, ${event.at}, ${event.at}
-      from unnest(${targets.map(() => newId('del'))}::text[], ${targets.map((w) => w.id)}::text[]) as d(id, webhook_id)`.execute(tx)
-    return targets.length
-  }
   await insertEvent(tx, event.id, event.tenantId, event.name, event.payload, event.at)
   for (const w of targets) await insertDelivery(tx, newId('del'), event.tenantId, w.id, event.id, event.name, event.at)
   return targets.length
 }
+
+/**
+ * PostgreSQL: the matching subscriptions, numbered in id order, get the delivery ids sent
+ * along; as many ids are sent as the tenant's last event matched (4 at first), and any
+ * subscriptions beyond them get theirs from a second statement in the same transaction (same
+ * snapshot under SERIALIZABLE, so the same numbering). `events` holds a JSON array of names
+ * (the API only ever stores one), matched with jsonb's `?` as _wants() does on SQLite.
+ */
+async function _writeEventPg(tx: Tx, event: { id: string; tenantId: string; name: string; at: string; payload: string }): Promise<number> {
+  let ids = _deliveryIds(_lastMatched.get(event.tenantId) ?? 4)
+  const matching = sql`select id, (row_number() over (order by id))::int as n from webhooks
+    where tenant_id = ${event.tenantId} and active = 1 and deleted_at is null and (events::jsonb ? ${event.name} or events::jsonb ? '*')`
+  const insert = (from: number) => sql`insert into deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, manual, created_at, due_at)
+    select (${ids}::text[])[t.n - ${from}], ${event.tenantId}, t.id, ${event.id}, ${event.name}, 'pending', 0, 0, 0, ${event.at}, ${event.at}
+    from t where t.n > ${from} and t.n <= ${from + ids.length}`
+  const { rows } = await sql<{ matched: number }>`with e as (insert into events (id, tenant_id, name, payload, created_at)
+      values (${event.id}, ${event.tenantId}, ${event.name}, ${event.payload}, ${event.at})),
+    t as (${matching}), d as (${insert(0)})
+    select count(*)::int as matched from t`.execute(tx)
+  const matched = rows[0]!.matched
+  if (matched > ids.length) {
+    const from = ids.length
+    ids = _deliveryIds(matched - from)
+    await sql`with t as (${matching}) ${insert(from)}`.execute(tx)
+  }
+  if (_lastMatched.size >= 10_000 && !_lastMatched.has(event.tenantId)) _lastMatched.clear()
+  _lastMatched.set(event.tenantId, matched)
+  return matched
+}
+
+/** Per tenant, how many subscriptions its last event matched: how many delivery ids the next one sends along. */
+const _lastMatched = new Map<string, number>()
+const _deliveryIds = (n: number) => Array.from({ length: n }, () => newId('del'))
 
 export const insertEvent = compiled((db, id: string, tenant_id: string, name: string, payload: string, created_at: string) =>
   db.insertInto('events').values({ id, tenant_id, name, payload, created_at }))

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { DEFAULT_CONFIG } from '../../src/config.ts'
+import { withTx } from '../../src/db/tx.ts'
+import { emit } from '../../src/events/emit.ts'
+import type { EventName } from '../../src/events/catalog.ts'
+import { systemClock } from '../../src/lib/clock.ts'
+import { createLogger } from '../../src/lib/logger.ts'
+import { openWithStore, queryRows } from '../helpers/engine.ts'
+import { startTestApp, type TestApp } from '../helpers/app.ts'
+
+/**
+ * An event's fan-out: one delivery per active subscription of its tenant that asked for the
+ * event or for `*`, on both engines (PostgreSQL matches in SQL and sends as many delivery ids
+ * as the tenant's last event needed, with a second statement for the rest: a tenant whose
+ * subscriptions grow between two events takes that path).
+ */
+describe('fan-out: which subscriptions an event reaches', () => {
+  let app: TestApp
+  let opened: Awaited<ReturnType<typeof openWithStore>>['opened']
+  const tenants: { id: string; keyId: string }[] = []
+  before(async () => {
+    app = await startTestApp({ allowPrivateTargets: true })
+    for (const name of ['A', 'B']) {
+      const t = await app.tenant(name)
+      tenants.push({ id: t.id, keyId: t.keyId })
+    }
+    await app.server.stop(0) // nothing delivers: the rows stay as the fan-out wrote them
+    ;({ opened } = await openWithStore(app.dbFile))
+  })
+  after(async () => {
+    await opened?.close()
+    await app.close()
+  })
+
+  let n = 0
+  const subscribe = async (tenantId: string, events: string[], extra: { active?: number; deleted_at?: string } = {}) => {
+    const now = new Date().toISOString()
+    const id = `wh_${String(++n).padStart(3, '0')}_${crypto.randomUUID()}`
+    await opened.db.insertInto('webhooks').values({
+      id, tenant_id: tenantId, url: 'http://127.0.0.1:9/', events: JSON.stringify(events), secret: 'fan-out-secret',
+      headers: '{}', active: 1, created_at: now, updated_at: now, ...extra,
+    } as never).execute()
+    return id
+  }
+  const fire = async (tenant: { id: string; keyId: string }, event: EventName, fail = false) => {
+    const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: tenant.id, keyId: tenant.keyId }
+    return withTx(opened.db, async (scope) => {
+      const envelope = await emit(scope, ctx, event, { id: 'ord_x' })
+      if (fail) throw new Error('rolled back')
+      return envelope.id
+    })
+  }
+  const deliveries = (eventId: string) => queryRows<{ id: string; webhook_id: string; tenant_id: string; event: string; status: string; due_at: string | null }>(
+    app.dbFile, 'SELECT id, webhook_id, tenant_id, event, status, due_at FROM deliveries WHERE event_id = ? ORDER BY webhook_id', eventId)
+
+  test('no subscription, then more than the first event sent ids for, then more again: every matching one gets exactly one delivery', async () => {
+    const [a, b] = tenants as [typeof tenants[0], typeof tenants[0]]
+    const none = await fire(a, 'order.created')
+    assert.deepEqual(await deliveries(none), [])
+    assert.equal((await queryRows(app.dbFile, 'SELECT id FROM events WHERE id = ?', none)).length, 1, 'the event is written even when nobody listens')
+
+    const wanted = [await subscribe(a.id, ['*']), await subscribe(a.id, ['order.created']), await subscribe(a.id, ['order.cancelled', 'order.created'])]
+    for (let i = 0; i < 3; i++) wanted.push(await subscribe(a.id, ['*']))
+    await subscribe(a.id, ['order.confirmed']) // another event
+    await subscribe(a.id, ['*'], { active: 0 }) // paused
+    await subscribe(a.id, ['*'], { deleted_at: new Date().toISOString() }) // deleted
+    await subscribe(b.id, ['*']) // another tenant's
+    await subscribe(a.id, ['order.create']) // a prefix of the name is not the name
+
+    const six = await fire(a, 'order.created')
+    const rows = await deliveries(six)
+    assert.deepEqual(rows.map((r) => r.webhook_id), [...wanted].sort())
+    assert.ok(rows.every((r) => r.tenant_id === a.id && r.event === 'order.created' && r.status === 'pending' && r.due_at !== null))
+    assert.equal(new Set(rows.map((r) => r.id)).size, 6)
+    assert.ok(rows.every((r) => r.id.startsWith('del_')))
+
+    for (let i = 0; i < 5; i++) wanted.push(await subscribe(a.id, ['order.created']))
+    const eleven = await fire(a, 'order.created')
+    assert.deepEqual((await deliveries(eleven)).map((r) => r.webhook_id), [...wanted].sort())
+
+    const confirmed = await fire(a, 'order.confirmed')
+    assert.equal((await deliveries(confirmed)).length, 4 + 1, "the four '*' and the one for order.confirmed")
+    assert.equal((await deliveries(await fire(b, 'order.created'))).length, 1)
+  })
+
+  test('an event whose transaction rolls back leaves neither the event nor a delivery', async () => {
+    const a = tenants[0]!
+    const before = await queryRows<{ n: number }>(app.dbFile, 'SELECT count(*) AS n FROM deliveries')
+    await assert.rejects(fire(a, 'order.created', true), /rolled back/)
+    assert.deepEqual(await queryRows<{ n: number }>(app.dbFile, 'SELECT count(*) AS n FROM deliveries'), before)
+  })
+})
