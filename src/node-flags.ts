@@ -1,3 +1,6 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+
 /**
  * Node (V8) flags every travelops process runs with: `./travelops` passes them to node, the
  * executable carries them in its SEA configuration (`execArgv`), the benchmark and the memory
@@ -8,11 +11,36 @@
  * 128 MB and RSS +80 MB after 20 k requests, heap in use unchanged at 28 MB). 16 MB semi-spaces
  * keep it at 32 MB; BENCHMARKS.md has the CPU cost per request (none measurable).
  *
- * --max-semi-space-size=8 --heap-growing-percent=25 (2026-11-25, BENCHMARKS.md "Peak memory"):
- * under load V8 let the old generation grow to 3× what was alive (86–97 MB of old space for
- * 30 MB of live objects after the GET phases) before collecting it, and the pages stayed
- * resident: serve's peak RSS over the benchmark was 250–300 MB. Growing the limit by 25 % of
- * what survives each full collection keeps old space at 26–31 MB, and 8 MB semi-spaces halve the
- * young generation: peak 180 MB, with CPU per request within the run-to-run spread.
+ * --max-semi-space-size=8 (2026-11-25, BENCHMARKS.md "Peak memory"): 8 MB semi-spaces halve the
+ * young generation again.
  */
-export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--heap-growing-percent=25']
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8']
+
+/**
+ * V8 flags `serve` sets on itself once it listens (applyServeV8Flags(), from startServer()).
+ *
+ * --heap-growing-percent=25 (BENCHMARKS.md "Peak memory"): under load V8 let the old generation
+ * grow to 3× what was alive (86–97 MB of old space for 30 MB of live objects after the GET
+ * phases) before collecting it, and the pages stayed resident: serve's peak RSS over the
+ * benchmark was 250–300 MB. Growing the limit by 25 % of what survives each full collection
+ * keeps old space at 26–31 MB (peak 180 MB). Given at start it also made V8 collect over and over
+ * while the 3.4 MB bundle loaded: 35 ms more to serve's first answer (220–226 against 186–194
+ * ms, 2026-11-25) and to every CLI command; V8 reads it at each collection, so set once serve
+ * listens it keeps the memory and costs the start nothing.
+ */
+export const SERVE_V8_FLAGS: readonly string[] = ['--heap-growing-percent=25']
+
+let _applied = false
+
+/** Once per process (tests start many servers in one). */
+export function applyServeV8Flags(): void {
+  if (_applied) return
+  _applied = true
+  for (const flag of SERVE_V8_FLAGS) setFlagsFromString(flag)
+  // V8 applies the growing rule when it next collects the old generation, whose first limit
+  // was set without it; one full collection half a second after listening (a few ms, before
+  // any load has built up) sets it from what is alive now, as the flag given at start did.
+  setFlagsFromString('--expose-gc')
+  const gc = runInNewContext('gc') as () => void
+  setTimeout(gc, 500).unref()
+}

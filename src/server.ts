@@ -1,5 +1,6 @@
 import { toNodeHandler } from 'h3/node'
 import { createApp } from './app.ts'
+import { applyServeV8Flags } from './node-flags.ts'
 import { listenStrict, type Listening } from './http/listen.ts'
 import { createMetrics } from './http/metrics.ts'
 import type { Config } from './config.ts'
@@ -71,6 +72,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     throw err
   }
   const { server, url } = listening
+  applyServeV8Flags()
   logger.info('travelops started', { version: VERSION, engine, db: engine === 'sqlite' ? config.db : redactUrl(config.db), url })
 
   const pruner = startPruner({ db: opened.db, retentionMs: config.retentionMs, clock, logger })
