@@ -55,15 +55,17 @@ export function pgDeliveryStore(db: Db, url: string, health: HealthPolicy = { di
 }
 
 async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?: Claim): Promise<CycleResult> {
-  if (outcomes.length === 0) {
+  const { batched, oneByOne } = _split(outcomes)
+  if (oneByOne.length === 0) {
+    // Nothing to record but successes: no transaction. Their recording is one statement, then
+    // the plan reads the queue and one statement claims; each statement is atomic, and the claim
+    // checks every condition again on the rows it locks.
+    await _recordDelivered(db, batched)
     if (!claim) return { jobs: [], disabled: [] }
-    // Nothing to record: no transaction. The plan reads the queue, one statement claims; each
-    // statement is atomic, and the claim checks every condition again on the rows it locks.
     return { jobs: await _claimAll(db, claim.plan(await _queuedHooks(db, claim.now), claim.now), claim), disabled: [] }
   }
   return db.transaction().execute(async (tx) => {
     const disabled: Disabled[] = []
-    const { batched, oneByOne } = _split(outcomes)
     await _recordDelivered(tx, batched)
     for (const o of oneByOne) {
       if (await _record(tx, o)) {
@@ -176,39 +178,34 @@ function _split(outcomes: Outcome[]): { batched: Outcome[]; oneByOne: Outcome[] 
   return { batched, oneByOne }
 }
 
-/** What _record() and _health() do for a delivered outcome, for many at once (at most 4 statements). */
-async function _recordDelivered(tx: Tx, outcomes: Outcome[]): Promise<void> {
+/**
+ * What _record() and _health() do for a delivered outcome, for many at once, in one statement:
+ * the attempt rows; the deliveries whose lease is still held back to the queue's rules (done,
+ * or due again for a manual retry asked meanwhile; nothing queued for a subscription no longer
+ * active); those whose lease was lost only counted and marked delivered; each subscription's
+ * failing_since cleared. Every part reads the statement's one snapshot, as the statements in a
+ * row did (each delivery is updated by one part only: its lease is held or it is not).
+ */
+async function _recordDelivered(db: Db | Tx, outcomes: Outcome[]): Promise<void> {
   if (outcomes.length === 0) return
   const col = <T>(f: (o: Outcome) => T) => outcomes.map(f)
-  const ids = col((o) => o.job.id)
-  const at = col((o) => o.at)
-  const code = col((o) => o.responseCode)
-  const inserted = (await sql<{ id: string }>`insert into delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
-    select d.id, d.attempts + 1, d.tenant_id, v.at, v.trigger, v.code, v.duration, v.error, v.body
-    from unnest(${ids}::text[], ${at}::text[], ${col((o) => (o.job.manual ? 'manual' : 'auto'))}::text[], ${code}::int[],
-      ${col((o) => o.durationMs)}::int[], ${col((o) => o.error)}::text[], ${col((o) => o.responseBody)}::text[])
-      as v(id, at, trigger, code, duration, error, body)
-    join deliveries d on d.id = v.id
-    returning delivery_id as id`.execute(tx)).rows.map((r) => r.id)
-  if (inserted.length === 0) return
-  const held = new Set((await sql<{ id: string }>`update deliveries d set status = 'delivered', delivered_at = v.at, attempts = d.attempts + 1,
-      retries = v.retries, response_code = v.code, last_attempt_at = v.at, next_retry_at = case when w.active = 1 then v.next end,
-      due_at = case when w.active <> 1 then null when d.manual > v.manual then v.at else v.next end,
-      manual = case when w.active = 1 then greatest(d.manual - v.manual, 0) else 0 end,
-      locked_until = null, locked_by = null
-    from webhooks w, unnest(${ids}::text[], ${at}::text[], ${code}::int[], ${col((o) => o.retries)}::int[], ${col((o) => o.nextRetryAt)}::text[],
-      ${col((o) => o.job.manual)}::int[], ${col((o) => o.job.owner)}::text[]) as v(id, at, code, retries, next, manual, owner)
-    where w.id = d.webhook_id and d.id = v.id and d.locked_by = v.owner and d.id = any(${inserted}::text[])
-    returning d.id`.execute(tx)).rows.map((r) => r.id))
-  const lost = inserted.filter((id) => !held.has(id))
-  if (lost.length > 0) {
-    await sql`update deliveries d set attempts = d.attempts + 1, last_attempt_at = v.at, response_code = v.code, status = 'delivered', delivered_at = v.at
-      from unnest(${ids}::text[], ${at}::text[], ${code}::int[]) as v(id, at, code)
-      where d.id = v.id and d.id = any(${lost}::text[])`.execute(tx)
-  }
-  const recorded = new Set(inserted)
-  const hooks = [...new Set(outcomes.filter((o) => recorded.has(o.job.id)).map((o) => o.job.webhook_id))]
-  await sql`update webhooks set failing_since = null where id = any(${hooks}::text[]) and failing_since is not null`.execute(tx)
+  await sql`with v as (
+      select * from unnest(${col((o) => o.job.id)}::text[], ${col((o) => o.at)}::text[], ${col((o) => (o.job.manual ? 'manual' : 'auto'))}::text[],
+        ${col((o) => o.responseCode)}::int[], ${col((o) => o.durationMs)}::int[], ${col((o) => o.error)}::text[], ${col((o) => o.responseBody)}::text[],
+        ${col((o) => o.retries)}::int[], ${col((o) => o.nextRetryAt)}::text[], ${col((o) => o.job.manual)}::int[], ${col((o) => o.job.owner)}::text[])
+        as v(id, at, trigger, code, duration, error, body, retries, next, manual, owner)),
+    logged as (insert into delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
+      select d.id, d.attempts + 1, d.tenant_id, v.at, v.trigger, v.code, v.duration, v.error, v.body from v join deliveries d on d.id = v.id),
+    held as (update deliveries d set status = 'delivered', delivered_at = v.at, attempts = d.attempts + 1,
+        retries = v.retries, response_code = v.code, last_attempt_at = v.at, next_retry_at = case when w.active = 1 then v.next end,
+        due_at = case when w.active <> 1 then null when d.manual > v.manual then v.at else v.next end,
+        manual = case when w.active = 1 then greatest(d.manual - v.manual, 0) else 0 end,
+        locked_until = null, locked_by = null
+      from webhooks w, v where w.id = d.webhook_id and d.id = v.id and d.locked_by = v.owner),
+    lost as (update deliveries d set attempts = d.attempts + 1, last_attempt_at = v.at, response_code = v.code, status = 'delivered', delivered_at = v.at
+      from v where d.id = v.id and d.locked_by is distinct from v.owner)
+    update webhooks set failing_since = null
+    where id in (select d.webhook_id from v join deliveries d on d.id = v.id) and failing_since is not null`.execute(db)
 }
 
 /** As on SQLite (db/delivery-store.ts): the attempt row, then the queue state if the lease is still held. */
