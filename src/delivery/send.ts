@@ -1,5 +1,4 @@
-import { Agent, buildConnector, errors, request } from 'undici'
-import type { Dispatcher } from 'undici'
+import type { Agent, Dispatcher } from 'undici'
 import { headersProblem } from '../lib/http-headers.ts'
 import { guardConnector, guardLookup, plainLookup, type ResolveAll } from './guard-connect.ts'
 
@@ -51,6 +50,13 @@ export type Sender = {
 const _IDLE_MS = 60_000
 
 /**
+ * undici, loaded by the first attempt rather than with serve: its modules (with node:http2) are
+ * 13 ms of serve's start-up that no request needs (BENCHMARKS.md, "Start-up").
+ */
+let _undici: typeof import('undici') | undefined
+const _loadUndici = async () => (_undici ??= await import('undici'))
+
+/**
  * The outgoing HTTP sender. Each key (subscription) has its own keep-alive undici Agent:
  * nothing one subscription sends can queue behind, or wedge, another's request (undici keeps
  * a queue per origin inside an Agent, and a request it refuses while queued could leave a
@@ -59,12 +65,15 @@ const _IDLE_MS = 60_000
  */
 export function createSender(options: SenderOptions): Sender {
   const { timeoutMs, allowPrivate, userAgent, resolve } = options
-  const base = buildConnector({
-    timeout: Math.min(timeoutMs, 10_000),
-    keepAlive: true,
-    ...(allowPrivate ? (resolve ? { lookup: plainLookup(resolve) } : {}) : { lookup: guardLookup(resolve) }),
-  })
-  const connect = allowPrivate ? base : guardConnector(base)
+  let connect: ReturnType<typeof guardConnector> | undefined
+  const _connect = (u: typeof import('undici')) => {
+    const base = u.buildConnector({
+      timeout: Math.min(timeoutMs, 10_000),
+      keepAlive: true,
+      ...(allowPrivate ? (resolve ? { lookup: plainLookup(resolve) } : {}) : { lookup: guardLookup(resolve) }),
+    })
+    return allowPrivate ? base : guardConnector(base)
+  }
   const agents = new Map<string, { agent: Agent; used: number; busy: number }>()
   const sweep = setInterval(() => {
     const now = Date.now()
@@ -77,12 +86,12 @@ export function createSender(options: SenderOptions): Sender {
   }, _IDLE_MS / 2)
   sweep.unref()
 
-  const _agent = (key: string) => {
+  const _agent = (u: typeof import('undici'), key: string) => {
     let a = agents.get(key)
     if (!a) {
       a = {
-        agent: new Agent({
-          connect,
+        agent: new u.Agent({
+          connect: (connect ??= _connect(u)),
           connections: options.connectionsPerKey ?? 8, // per origin
           pipelining: 1, // one request at a time per connection, no head-of-line surprises
           allowH2: false,
@@ -102,6 +111,7 @@ export function createSender(options: SenderOptions): Sender {
   }
 
   async function send(req: SendRequest, signal?: AbortSignal): Promise<SendResult> {
+    const u = _undici ?? (await _loadUndici())
     const started = performance.now()
     const elapsed = () => Math.round(performance.now() - started)
     const refused = headersProblem(req.headers)
@@ -110,11 +120,11 @@ export function createSender(options: SenderOptions): Sender {
     const timer = setTimeout(() => deadline.abort(new Error(`timeout after ${timeoutMs} ms`)), timeoutMs)
     const stop = () => deadline.abort(new Error('aborted'))
     signal?.addEventListener('abort', stop, { once: true })
-    const a = _agent(req.key ?? '')
+    const a = _agent(u, req.key ?? '')
     a.busy++
     let status: number | null = null
     try {
-      const res = await request(req.url, {
+      const res = await u.request(req.url, {
         dispatcher: a.agent,
         method: 'POST',
         headers: _headers(req.headers, userAgent),
@@ -129,7 +139,7 @@ export function createSender(options: SenderOptions): Sender {
       if (signal?.aborted && status === null) return { responseCode: null, durationMs: elapsed(), error: 'aborted', responseBody: null, aborted: true }
       // The receiver answered and the body was cut short by shutdown: its answer counts.
       if (signal?.aborted) return { responseCode: status, durationMs: elapsed(), error: null, responseBody: null }
-      const timedOut = deadline.signal.aborted || err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError
+      const timedOut = deadline.signal.aborted || err instanceof u.errors.HeadersTimeoutError || err instanceof u.errors.BodyTimeoutError
       const error = timedOut ? `timeout after ${timeoutMs} ms` : _describe(err)
       return { responseCode: null, durationMs: elapsed(), error, responseBody: null }
     } finally {
