@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Claim, DeliveryStore, Job, Outcome } from '../../src/delivery/port.ts'
-import { DEFAULT_CONFIG } from '../../src/config.ts'
-import { withTx } from '../../src/db/tx.ts'
-import { emit } from '../../src/events/emit.ts'
-import { systemClock } from '../../src/lib/clock.ts'
-import { createLogger } from '../../src/lib/logger.ts'
+import type { DeliveryStore, Job, Outcome } from '../../src/delivery/port.ts'
 import { openWithStore, queryRows } from '../helpers/engine.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
+import { claimedJobs } from '../helpers/store.ts'
 
 const OWNER = 'store-health-test'
 
@@ -37,24 +33,7 @@ describe('delivery store: outcomes recorded after a subscription was disabled', 
     await app.close()
   })
 
-  /** A subscription with `n` due deliveries, all claimed by this test. */
-  const claimed = async (n: number): Promise<Job[]> => {
-    const now = new Date().toISOString()
-    const webhookId = `wh_${crypto.randomUUID()}`
-    await opened.db.insertInto('webhooks').values({
-      id: webhookId, tenant_id: tenantId, url: 'http://127.0.0.1:9/', events: JSON.stringify(['order.created']), secret: 'store-health-secret',
-      headers: '{}', active: 1, created_at: now, updated_at: now,
-    } as never).execute()
-    const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId, keyId }
-    for (let i = 0; i < n; i++) await withTx(opened.db, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
-    const claim: Claim = {
-      now: new Date().toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString(), owner: OWNER,
-      plan: (queued) => queued.filter((q) => q.webhook_id === webhookId).map((q) => ({ webhook_id: q.webhook_id, limit: n })),
-    }
-    const { jobs } = await store.cycle([], claim)
-    assert.equal(jobs.length, n)
-    return jobs
-  }
+  const claimed = (n: number) => claimedJobs(opened, store, { tenantId, keyId }, OWNER, n)
   const failed = (job: Job, responseCode: number): Outcome => ({
     job, at: new Date().toISOString(), responseCode, durationMs: 1, error: null, responseBody: null, delivered: false,
     nextRetryAt: new Date(Date.now() + 3_600_000).toISOString(), retries: job.retries + 1,

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict'
+import { DEFAULT_CONFIG } from '../../src/config.ts'
+import type { OpenDb } from '../../src/db/connect.ts'
+import { withTx } from '../../src/db/tx.ts'
+import type { Claim, DeliveryStore, Job } from '../../src/delivery/port.ts'
+import { emit } from '../../src/events/emit.ts'
+import { systemClock } from '../../src/lib/clock.ts'
+import { createLogger } from '../../src/lib/logger.ts'
+
+/**
+ * For the store tests that are the only worker of their database: a new subscription of the
+ * tenant with `n` due order.created deliveries, all claimed by `owner` in one cycle, in the
+ * order of their events.
+ */
+export async function claimedJobs(opened: OpenDb, store: DeliveryStore, t: { tenantId: string; keyId: string }, owner: string, n: number): Promise<Job[]> {
+  const now = new Date().toISOString()
+  const webhookId = `wh_${crypto.randomUUID()}`
+  await opened.db.insertInto('webhooks').values({
+    id: webhookId, tenant_id: t.tenantId, url: 'http://127.0.0.1:9/', events: JSON.stringify(['order.created']), secret: 'store-test-secret',
+    headers: '{}', active: 1, created_at: now, updated_at: now,
+  } as never).execute()
+  const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, ...t }
+  for (let i = 0; i < n; i++) await withTx(opened.db, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
+  const claim: Claim = {
+    now: new Date().toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString(), owner,
+    plan: (queued) => queued.filter((q) => q.webhook_id === webhookId).map((q) => ({ webhook_id: q.webhook_id, limit: n })),
+  }
+  const { jobs } = await store.cycle([], claim)
+  assert.equal(jobs.length, n)
+  return jobs.sort((a, b) => a.event_id.localeCompare(b.event_id))
+}
