@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import type { OpenDb } from '../../src/db/connect.ts'
 import type { Claim, DeliveryStore, Job, Outcome } from '../../src/delivery/port.ts'
-import { openWithStore, queryRows } from '../helpers/engine.ts'
-import { startTestApp, type TestApp } from '../helpers/app.ts'
-import { claimedJobs } from '../helpers/store.ts'
+import { queryRows } from '../helpers/engine.ts'
+import type { TestApp } from '../helpers/app.ts'
+import { claimedJobs, storeUnderTest } from '../helpers/store.ts'
 
 const OWNER = 'store-batch-test'
 
@@ -14,22 +15,15 @@ const OWNER = 'store-batch-test'
  */
 describe('delivery store: a batch of outcomes recorded in one cycle', () => {
   let app: TestApp
-  let opened: Awaited<ReturnType<typeof openWithStore>>['opened']
+  let opened: OpenDb
   let store: DeliveryStore
   let tenantId: string
   let keyId: string
+  let close: () => Promise<void>
   before(async () => {
-    app = await startTestApp({ allowPrivateTargets: true })
-    const t = await app.tenant()
-    tenantId = t.id
-    keyId = t.keyId
-    await app.server.stop(0) // this test is the only worker
-    ;({ opened, store } = await openWithStore(app.dbFile))
+    ;({ app, opened, store, tenantId, keyId, close } = await storeUnderTest())
   })
-  after(async () => {
-    await opened?.close()
-    await app.close()
-  })
+  after(() => close?.())
 
   const claimed = (n: number) => claimedJobs(opened, store, { tenantId, keyId }, OWNER, n)
   const at = new Date().toISOString()

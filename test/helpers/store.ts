@@ -6,6 +6,8 @@ import type { Claim, DeliveryStore, Job } from '../../src/delivery/port.ts'
 import { emit } from '../../src/events/emit.ts'
 import { systemClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { startTestApp, type TestApp } from './app.ts'
+import { openWithStore } from './engine.ts'
 
 /**
  * For the store tests that are the only worker of their database: a new subscription of the
@@ -28,4 +30,16 @@ export async function claimedJobs(opened: OpenDb, store: DeliveryStore, t: { ten
   const { jobs } = await store.cycle([], claim)
   assert.equal(jobs.length, n)
   return jobs.sort((a, b) => a.event_id.localeCompare(b.event_id))
+}
+
+/**
+ * A database (of the suite's engine) with one tenant, whose serve has stopped, opened again
+ * with its engine's delivery store: the test is the only worker. close() ends both.
+ */
+export async function storeUnderTest(): Promise<{ app: TestApp; opened: OpenDb; store: DeliveryStore; tenantId: string; keyId: string; close(): Promise<void> }> {
+  const app = await startTestApp({ allowPrivateTargets: true })
+  const t = await app.tenant()
+  await app.server.stop(0)
+  const { opened, store } = await openWithStore(app.dbFile)
+  return { app, opened, store, tenantId: t.id, keyId: t.keyId, close: async () => { await opened.close(); await app.close() } }
 }
