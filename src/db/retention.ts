@@ -1,38 +1,63 @@
-import { sql } from 'kysely'
+import { sql, type ExpressionBuilder } from 'kysely'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { Db } from './connect.ts'
+import type { Database } from './schema.ts'
 
-/** Rows a prune step deletes at most: one short write transaction, a few ms. */
+/** Finished deliveries a prune step deletes at most (with their attempts and events), or events it looks at: one short write transaction, a few ms. */
 export const PRUNE_BATCH = 200
 
 const _finishedAt = sql<string>`coalesce(last_attempt_at, created_at)`
 
+/** Where the walk over expired events stopped: the last event looked at. */
+export interface EventCursor {
+  createdAt: string
+  id: string
+}
+
+export interface PruneResult {
+  /** Rows deleted (deliveries, attempts, events). */
+  deleted: number
+  /** More may be left: the next step should follow at once. */
+  more: boolean
+  /** Where the next step's walk over events starts; null: from the oldest. */
+  cursor: EventCursor | null
+}
+
 /**
- * One step of retention (CONTRACT §11): up to PRUNE_BATCH finished deliveries (nothing queued:
- * delivered, or failed with no retry left) that finished before `cutoff` go with their attempts,
- * then the events older than `cutoff` that have no delivery left (those of these deliveries and
- * those that never had one). Returns how many rows it deleted; 0 means nothing is left to do.
+ * One step of retention (CONTRACT §11), bounded whatever the backlog: up to PRUNE_BATCH finished
+ * deliveries (nothing queued: delivered, or failed with no retry left) that finished before
+ * `cutoff` go with their attempts and with those of their events that have no delivery left.
+ * When no such delivery is left, the step instead looks at the next PRUNE_BATCH events older
+ * than `cutoff` after `cursor` and deletes those without a delivery (events that never had one,
+ * or lost theirs otherwise); its answer says where to go on from. Each statement reads a
+ * bounded range of an index: a backlog of a million rows costs the same per step as one of ten.
  */
-export async function pruneStep(db: Db, cutoff: string): Promise<number> {
+export async function pruneStep(db: Db, cutoff: string, cursor: EventCursor | null = null): Promise<PruneResult> {
   return db.transaction().execute(async (tx) => {
+    const noDelivery = (eb: ExpressionBuilder<Database, 'events'>) =>
+      eb.not(eb.exists(eb.selectFrom('deliveries as d').select('d.id').whereRef('d.event_id', '=', 'events.id')))
     const done = await tx.selectFrom('deliveries').select(['id', 'event_id'])
       .where('due_at', 'is', null).where(_finishedAt, '<', cutoff)
       .orderBy(_finishedAt).limit(PRUNE_BATCH).execute()
-    let deleted = 0
     if (done.length > 0) {
       const ids = done.map((d) => d.id)
-      deleted += Number((await tx.deleteFrom('delivery_attempts').where('delivery_id', 'in', ids).executeTakeFirst()).numDeletedRows)
+      let deleted = Number((await tx.deleteFrom('delivery_attempts').where('delivery_id', 'in', ids).executeTakeFirst()).numDeletedRows)
       deleted += Number((await tx.deleteFrom('deliveries').where('id', 'in', ids).executeTakeFirst()).numDeletedRows)
+      const events = [...new Set(done.map((d) => d.event_id))]
+      deleted += Number((await tx.deleteFrom('events').where('id', 'in', events).where('created_at', '<', cutoff)
+        .where(noDelivery).executeTakeFirst()).numDeletedRows)
+      return { deleted, more: true, cursor }
     }
-    const orphans = await tx.selectFrom('events as e').select('e.id')
-      .where('e.created_at', '<', cutoff)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id'))))
-      .orderBy('e.created_at').limit(PRUNE_BATCH).execute()
-    if (orphans.length > 0) {
-      deleted += Number((await tx.deleteFrom('events').where('id', 'in', orphans.map((e) => e.id)).executeTakeFirst()).numDeletedRows)
-    }
-    return deleted
+    let window = tx.selectFrom('events').select(['id', 'created_at']).where('created_at', '<', cutoff)
+    if (cursor) window = window.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(cursor.createdAt, cursor.id)))
+    const seen = await window.orderBy('created_at').orderBy('id').limit(PRUNE_BATCH).execute()
+    const last = seen[seen.length - 1]
+    if (!last) return { deleted: 0, more: false, cursor: null }
+    const deleted = Number((await tx.deleteFrom('events').where('id', 'in', seen.map((e) => e.id)).where(noDelivery).executeTakeFirst()).numDeletedRows)
+    // A short window is the end of the walk: the next round starts from the oldest again.
+    const full = seen.length === PRUNE_BATCH
+    return { deleted, more: full, cursor: full ? { createdAt: last.created_at, id: last.id } : null }
   })
 }
 
@@ -52,15 +77,19 @@ export function startPruner(o: { db: Db; retentionMs: number; clock: Clock; logg
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
   let stopped = false
+  let cursor: EventCursor | null = null
   const step = async () => {
-    let deleted = 0
+    let more = false
     try {
-      deleted = await pruneStep(o.db, new Date(o.clock.now().getTime() - o.retentionMs).toISOString())
+      const r = await pruneStep(o.db, new Date(o.clock.now().getTime() - o.retentionMs).toISOString(), cursor)
+      more = r.more
+      cursor = r.cursor
     } catch (err) {
+      cursor = null
       o.logger.warn('retention step failed; trying again later', { error: String(err) })
     }
     if (stopped) return
-    if (deleted > 0) setImmediate(go)
+    if (more) setImmediate(go)
     else timer = setTimeout(go, pauseMs).unref()
   }
   const go = () => {
