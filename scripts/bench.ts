@@ -23,6 +23,7 @@ const SERVE_FLAGS = process.env.BENCH_NODE_FLAGS === undefined ? NODE_FLAGS : pr
 import { fmt, gitCommit, machine, percentile, printTable, writeResults, type Figure } from './bench/report.ts'
 import { benchTenant, ORDER_BODY, seedOrders, sqliteBenchDb, type BenchDb, type BenchTenant } from './bench/seed.ts'
 import { pgBenchDb, pgSeedOrders, startPgBench } from './bench/pg.ts'
+import { pgScaleDb, sqliteScaleDb, type ScaleDb } from './bench/scale.ts'
 import { bundleBenchScript } from './bench/bundle.ts'
 import { measureStartup, startupBinary, type StartupBinary } from './bench/startup.ts'
 
@@ -36,7 +37,7 @@ const OUT = (() => {
   const i = process.argv.indexOf('--out')
   return i > 0 ? process.argv[i + 1] : undefined
 })()
-const DEADLINE_S = QUICK ? 150 : 600
+const DEADLINE_S = QUICK ? 240 : 1200
 const S = {
   connections: 16,
   warmupS: Number(process.env.BENCH_WARMUP_S ?? (QUICK ? 0.5 : 2)),
@@ -53,10 +54,14 @@ const S = {
   isolationRatePerS: 20,
   isolationS: QUICK ? 1 : 5,
   startupRuns: QUICK ? 1 : 5,
+  scaleRows: QUICK ? 20_000 : 1_000_000, // orders in the table, and finished deliveries, for the "how cost grows" figures
+  retentionRatePerS: 200, // API requests per second while retention deletes the finished rows
+  retentionMaxS: QUICK ? 5 : 120,
+  retentionWarmS: QUICK ? 0.5 : 3,
 }
 
 interface Measured extends LoadResult { cpuUsPerReq: number }
-type Group = 'reads' | 'post' | 'delivery' | 'latency' | 'sustained' | 'isolation' | 'startup' | 'postgres'
+type Group = 'reads' | 'post' | 'delivery' | 'latency' | 'sustained' | 'isolation' | 'startup' | 'postgres' | 'scale' | 'pg-scale'
 interface Ctx { tmp: string; serve: Child; bare: Child; receiver: Child; serveUrl: string; bareUrl: string; rxUrl: string }
 
 async function main(): Promise<void> {
@@ -170,6 +175,23 @@ async function main(): Promise<void> {
     figures.push({ ..._rssFigure('', serve.peakRssMb(), only ? `only ${only.join(', ')}` : 'every SQLite phase'), peak_after_mb: rssByPhase })
     _log(`serve's peak RSS after each group: ${JSON.stringify(rssByPhase)}`)
     if (await run('postgres')) figures.push(...(await _postgres(c)))
+    if (await run('scale')) {
+      const file = join(tmp, 'scale.db')
+      const o = openDb(file)
+      try {
+        figures.push(...(await _scale(c, { prefix: '', serveArg: file, db: sqliteBenchDb(o), big: sqliteScaleDb(o) })))
+      } finally {
+        o.close()
+      }
+    }
+    if (await run('pg-scale')) {
+      const pgb = await startPgBench(process.env.BENCH_PG_URL, 'scale')
+      try {
+        figures.push(...(await _scale(c, { prefix: 'pg-', serveArg: pgb.url, db: pgBenchDb(pgb.opened), big: pgScaleDb(pgb.opened) })))
+      } finally {
+        await pgb.close().catch((err: unknown) => _log(`PostgreSQL bench database not removed: ${String(err)}`))
+      }
+    }
     const logLines = readFileSync(join(tmp, 'serve.log'), 'utf8').split('\n').length - 1
     if (profile) {
       const exited = new Promise((resolve) => serve.proc.once('exit', resolve))
@@ -284,6 +306,126 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
   }
 }
 
+/**
+ * How cost grows as the data grows, in one serve process on a database of its own: POST (2
+ * subscriptions, deliveries held) and the delivery loop, first with 1 k orders and no finished
+ * deliveries, then with `scaleRows` orders and `scaleRows` delivered deliveries (two per event,
+ * one attempt each) in the tables, each against its baseline measured right before. Then the
+ * API's latency (POST, GET the new order, list; at a steady rate) while retention deletes those
+ * finished rows: the same database under a new serve whose retention has them expired.
+ */
+async function _scale(c: Ctx, t: { prefix: '' | 'pg-'; serveArg: string; db: BenchDb; big: ScaleDb }): Promise<Figure[]> {
+  const label = `${t.prefix ? 'PostgreSQL: ' : ''}`
+  const rows = `${S.scaleRows >= 1e6 ? `${S.scaleRows / 1e6} M` : `${S.scaleRows / 1e3} k`}`
+  const writes = await t.db.tenant('Scale', c.rxUrl, [['order.created'], ['*']])
+  const sends = await t.db.tenant('Scale deliveries', c.rxUrl, [['order.created'], ['*']])
+  await t.big.seedOrders(writes.id, S.ordersSmall)
+  const start = (name: string, retentionMs?: number) => {
+    const p = spawnChild(ROOT, name, serveScript, [t.serveArg, ...(retentionMs ? [String(retentionMs)] : [])], {
+      stderrFile: join(c.tmp, `${name}.log`), nodeArgs: [...SERVE_FLAGS],
+    })
+    return p.next<{ url: string }>('ready').then((r) => ({ proc: p, url: r.url }))
+  }
+  const first = await start(`serve-${t.prefix}scale`)
+  const sc: Ctx = { ...c, serve: first.proc, serveUrl: first.url }
+  const queued = t.db.queued
+  const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { authorization: `Bearer ${writes.key}`, 'content-type': 'application/json' }, body: ORDER_BODY }
+  const post = async (what: string, warmupS = S.warmupS) => {
+    await c.receiver.ask('hold')
+    const m = await _pair(sc, `${label}POST /v1/orders ${what}`, spec, warmupS)
+    await c.receiver.ask('release')
+    await _drainWith(queued)
+    return m
+  }
+  // POST first: its longer warm-up (a fresh process) and the deliveries it drains warm both paths.
+  const postSmall = await post(`at ${S.ordersSmall / 1000} k orders`, S.warmupS + (QUICK ? 0.5 : 4))
+  const loopNone = await _deliveryLoop(sc, sc.serve, sends, t.db)
+  const t0 = performance.now()
+  const old = new Date(Date.now() - 2 * 86_400_000)
+  await t.big.seedOrders(writes.id, S.scaleRows - S.ordersSmall)
+  await t.big.seedFinished(sends.id, sends.webhookIds, S.scaleRows / sends.webhookIds.length, old)
+  _log(`${label}scale: seeded ${rows} orders and ${rows} delivered deliveries (with their events and attempts) in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  const postLarge = await post(`at ${rows} orders`)
+  const loopLarge = await _deliveryLoop(sc, sc.serve, sends, t.db)
+  const exited = new Promise((resolve) => sc.serve.proc.once('exit', resolve))
+  await sc.serve.ask('stop', {}, 20_000)
+  await exited
+
+  // Retention: a serve keeping one day; the seeded rows finished two days ago.
+  const second = await start(`serve-${t.prefix}scale-retention`, 86_400_000)
+  const cutoff = () => new Date(Date.now() - 86_400_000)
+  const before = await t.big.expired(cutoff())
+  const ret = await _retentionLoad(second.url, writes, () => t.big.expired(cutoff()))
+  await _drainWith(queued)
+  const postSize = (postLarge.fig.reqPerS / postLarge.base.reqPerS) / (postSmall.fig.reqPerS / postSmall.base.reqPerS)
+  const loopSize = (loopLarge.perS / loopLarge.basePerS) / (loopNone.perS / loopNone.basePerS)
+  _log(`${label}scale: POST at ${rows} ÷ at 1 k ${postSize.toFixed(2)}; delivery loop with ${rows} delivered ÷ none ${loopSize.toFixed(2)}; retention: ${before - ret.left} of ${before} rows in ${ret.seconds.toFixed(1)} s, API p50 ${ret.p50} ms, p99 ${ret.p99} ms, max ${ret.max} ms`)
+  return [
+    _httpFigure(`${t.prefix}create-order-1k`, `${label}POST /v1/orders, ${S.ordersSmall / 1000} k orders in the table`, postSmall, 0, { target: '(info)', pass: true }),
+    _httpFigure(`${t.prefix}create-order-large`, `${label}POST /v1/orders, ${rows} orders in the table`, postLarge, 0, { target: '(info)', pass: true }),
+    {
+      id: `${t.prefix}create-order-size`, name: `${label}POST at ${rows} orders ÷ at ${S.ordersSmall / 1000} k`, unit: '×', value: postSize, baseline: null, ratio: null,
+      target: '≥ 0.80', pass: postSize >= 0.8, cpuUs: postLarge.fig.cpuUsPerReq / postSmall.fig.cpuUsPerReq, baselineCpuUs: null,
+      notes: 'ratio of ratios (each to the bare route measured right before); cpuUs column: ratio of CPU per request',
+    },
+    {
+      id: `${t.prefix}delivery-loop-size`, name: `${label}delivery loop with ${rows} delivered deliveries ÷ with none`, unit: '×', value: loopSize, baseline: null, ratio: null,
+      target: '≥ 0.80', pass: loopSize >= 0.8, cpuUs: loopLarge.cpuUs / loopNone.cpuUs, baselineCpuUs: null,
+      per_s_none: loopNone.perS, per_s_large: loopLarge.perS, notes: 'ratio of ratios (each to the undici loop measured right before); cpuUs column: ratio of CPU per delivery',
+    },
+    {
+      id: `${t.prefix}retention-p99`, name: `${label}API p99 while retention deletes ${rows} finished deliveries (with their events and attempts)`, unit: 'ms',
+      value: ret.p99, baseline: null, ratio: null, target: '≤ 50 ms', pass: ret.p99 <= 50 && ret.left === 0, cpuUs: null, baselineCpuUs: null,
+      p50_ms: ret.p50, max_ms: ret.max, requests: ret.n, rows_expired: before, rows_left: ret.left, seconds: ret.seconds,
+      notes: `${S.retentionRatePerS} requests/s (POST an order, GET it, list 20) to a serve started with the rows expired, its first ${S.retentionWarmS} s not counted; rows counted: finished deliveries and events older than the retention${ret.left > 0 ? `; ${ret.left} still there after ${S.retentionMaxS} s` : ''}`,
+    },
+  ]
+}
+
+/**
+ * Requests at a steady rate (POST an order, GET it, list) until `left()` is 0 or retentionMaxS;
+ * each request's time, in ms, those of the first retentionWarmS seconds (a fresh process: the
+ * JIT's warm-up) left out.
+ */
+async function _retentionLoad(url: string, t: BenchTenant, left: () => Promise<number>) {
+  const agent = new Agent({ connections: 8 })
+  const auth = { authorization: `Bearer ${t.key}` }
+  let lastId = ''
+  const call = async (i: number): Promise<number> => {
+    const t0 = performance.now()
+    const kind = i % 3
+    const res = kind === 0
+      ? await request(`${url}/v1/orders`, { dispatcher: agent, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: ORDER_BODY })
+      : await request(kind === 1 && lastId ? `${url}/v1/orders/${lastId}` : `${url}/v1/orders?limit=20`, { dispatcher: agent, headers: auth })
+    const text = await res.body.text()
+    const ms = performance.now() - t0
+    if (res.statusCode >= 300) throw new Error(`retention run: ${res.statusCode} ${text.slice(0, 200)}`)
+    if (kind === 0) lastId = (JSON.parse(text) as { data: { id: string } }).data.id
+    return ms
+  }
+  const times: number[] = []
+  const sent: Promise<void>[] = []
+  const t0 = performance.now()
+  const warm = t0 + S.retentionWarmS * 1000
+  let remaining = await left()
+  let nextCheck = t0 + 1000
+  for (let i = 0; remaining > 0 && performance.now() - t0 < S.retentionMaxS * 1000; i++) {
+    const wait = t0 + (i * 1000) / S.retentionRatePerS - performance.now()
+    if (wait > 0) await sleep(wait)
+    const counted = performance.now() >= warm
+    sent.push(call(i).then((ms) => void (counted && times.push(ms))))
+    if (performance.now() >= nextCheck) {
+      remaining = await left()
+      nextCheck = performance.now() + 1000
+    }
+  }
+  await Promise.all(sent)
+  const seconds = (performance.now() - t0) / 1000
+  await agent.close()
+  const sorted = times.sort((a, b) => a - b)
+  return { n: sorted.length, p50: Math.round(percentile(sorted, 50)), p99: Math.round(percentile(sorted, 99)), max: Math.round(sorted[sorted.length - 1] ?? NaN), left: await left(), seconds }
+}
+
 /** One load spread over several servers at once (connections split between them); CPU summed. */
 async function _loadSplit(servers: Child[], urls: string[], spec: Spec): Promise<Measured> {
   const per = Math.max(1, Math.round(S.connections / servers.length))
@@ -343,6 +485,7 @@ async function _deliveryLoop(c: Ctx, server: Child, t: BenchTenant, db: BenchDb)
   loop.send({ type: 'go' })
   const base = await loop.next<{ count: number; seconds: number; perS: number; cpuUs: number }>('result', 120_000)
 
+  const delivered0 = await db.delivered(t.id) // the tenant's history (the scale phase runs this loop twice for one tenant)
   const start = Date.now() + 1500
   await db.setDue(t.id, new Date(start))
   const cpu0 = await server.cpuUs()
@@ -352,7 +495,7 @@ async function _deliveryLoop(c: Ctx, server: Child, t: BenchTenant, db: BenchDb)
     if (Date.now() > until) throw new Error('delivery loop: not every delivery arrived within 120 s')
     await sleep(10)
   }
-  while ((await db.delivered(t.id)) < bodies.length) {
+  while ((await db.delivered(t.id)) - delivered0 < bodies.length) {
     if (Date.now() > until) throw new Error('delivery loop: not every delivery was recorded within 120 s')
     await sleep(5)
   }

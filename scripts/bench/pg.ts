@@ -17,10 +17,11 @@ export interface PgBench {
   close(): Promise<void>
 }
 
-export async function startPgBench(serverUrl = process.env.BENCH_PG_URL): Promise<PgBench> {
+/** A fresh database `travelops_bench_<pid>[_<suffix>]` on BENCH_PG_URL's server, or on a server of its own. */
+export async function startPgBench(serverUrl = process.env.BENCH_PG_URL, suffix = ''): Promise<PgBench> {
   const server = serverUrl ? undefined : await startPgServer()
   const base = serverUrl ?? server!.url
-  const name = `travelops_bench_${process.pid}`
+  const name = `travelops_bench_${process.pid}${suffix ? `_${suffix}` : ''}`
   const admin = new pg.Client({ connectionString: base })
   await admin.connect()
   await admin.query(`DROP DATABASE IF EXISTS ${name}`)

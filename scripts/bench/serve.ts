@@ -1,5 +1,6 @@
 // The real `serve` for the benchmark: startServer() with the default configuration but
-// port 0, loopback webhook targets allowed and logging on at info level. stderr (the JSON
+// port 0, loopback webhook targets allowed and logging on at info level (and the retention
+// given as a second argument, for the retention figure). stderr (the JSON
 // log lines) is redirected by the orchestrator to a file.
 import { DEFAULT_CONFIG } from '../../src/config.ts'
 import { startServer } from '../../src/server.ts'
@@ -10,8 +11,9 @@ import { on, send } from './child.ts'
 
 async function main(): Promise<void> {
   const db = process.argv[2]
-  if (!db) throw new Error('usage: serve.ts <db file>')
-  const server = await startServer({ ...DEFAULT_CONFIG, db, port: 0, allowPrivateTargets: true, logLevel: 'info' })
+  if (!db) throw new Error('usage: serve.ts <db file or PostgreSQL URL> [retention in ms]')
+  const retentionMs = process.argv[3] ? Number(process.argv[3]) : DEFAULT_CONFIG.retentionMs
+  const server = await startServer({ ...DEFAULT_CONFIG, db, port: 0, allowPrivateTargets: true, logLevel: 'info', retentionMs })
   // Stopped this way (not killed), a `--cpu-prof` run writes its profile.
   on('stop', async () => {
     await server.stop(2000)

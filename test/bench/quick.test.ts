@@ -18,10 +18,12 @@ const PG_URL = process.env.TRAVELOPS_TEST_PG_URL
 const SQLITE_FIGURES = [
   'list-orders-1k', 'get-order', 'list-orders-100k', 'list-orders-size', 'create-order', 'create-order-delivering', 'delivery-loop',
   'latency-p50', 'latency-p99', 'sustained', 'isolation-p50', 'isolation-p99', 'startup', 'peak-rss',
+  'create-order-1k', 'create-order-large', 'create-order-size', 'delivery-loop-size', 'retention-p99',
 ]
 const PG_FIGURES = [
   'pg-get-order', 'pg-list-orders-100k', 'pg-create-order', 'pg-delivery-loop', 'pg-latency-p50', 'pg-latency-p99', 'pg-sustained',
   'pg-isolation-p50', 'pg-isolation-p99', 'pg-startup', 'pg-peak-rss', 'pg-two-processes',
+  'pg-create-order-1k', 'pg-create-order-large', 'pg-create-order-size', 'pg-delivery-loop-size', 'pg-retention-p99',
 ]
 
 describe('npm run bench -- --quick', () => {
@@ -29,10 +31,10 @@ describe('npm run bench -- --quick', () => {
   before(() => { dir = mkdtempSync(join(tmpdir(), 'travelops-bench-quick-')) })
   after(() => rmSync(dir, { recursive: true, force: true }))
 
-  test(`measures every figure on SQLite${PG_URL ? ' and PostgreSQL' : ' (PostgreSQL: no TRAVELOPS_TEST_PG_URL)'}, judges none, leaves bench/results.json alone`, { timeout: 180_000 }, async () => {
+  test(`measures every figure on SQLite${PG_URL ? ' and PostgreSQL' : ' (PostgreSQL: no TRAVELOPS_TEST_PG_URL)'}, judges none, leaves bench/results.json alone`, { timeout: 300_000 }, async () => {
     const out = join(dir, 'results.json')
     const recorded = readFileSync(join(ROOT, 'bench', 'results.json'), 'utf8')
-    const env = { ...process.env, ...(PG_URL ? { BENCH_PG_URL: PG_URL } : { BENCH_ONLY: 'reads,post,delivery,latency,sustained,isolation,startup' }) }
+    const env = { ...process.env, ...(PG_URL ? { BENCH_PG_URL: PG_URL } : { BENCH_ONLY: 'reads,post,delivery,latency,sustained,isolation,startup,scale' }) }
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'bench.ts'), '--quick', '--out', out], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     child.stdout.on('data', (d: Buffer) => { output += d.toString() })
