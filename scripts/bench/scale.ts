@@ -16,6 +16,8 @@ export interface ScaleDb {
   seedFinished(tenantId: string, webhookIds: string[], events: number, at: Date): Promise<void>
   /** Finished deliveries and events older than `cutoff` still in the database: what retention has left to delete. */
   expired(cutoff: Date): Promise<number>
+  /** Whether any is left (two index probes: cheap enough to ask every second while the figure is measured). */
+  anyExpired(cutoff: Date): Promise<boolean>
 }
 
 /** The part of a fresh id before its last group; the row number (12 hex digits) completes it. */
@@ -71,6 +73,11 @@ export function sqliteScaleDb(o: OpenSqliteDb): ScaleDb {
       const e = s.prepare('SELECT count(*) AS n FROM events WHERE created_at < ?').get(c) as { n: number }
       return d.n + e.n
     },
+    async anyExpired(cutoff) {
+      const c = cutoff.toISOString()
+      return !!s.prepare(`SELECT EXISTS (SELECT 1 FROM deliveries WHERE due_at IS NULL AND coalesce(last_attempt_at, created_at) < @c)
+        OR EXISTS (SELECT 1 FROM events WHERE created_at < @c) AS any`).pluck().get({ c })
+    },
   }
 }
 
@@ -84,7 +91,7 @@ export function pgScaleDb(o: OpenDb): ScaleDb {
         .returning('value').executeTakeFirstOrThrow()
       const first = Number(counter.value) - n
       await sql`INSERT INTO orders (id, tenant_id, order_number, status, customer_id, customer, items, total, currency, travel_date, notes, metadata, created_at, updated_at)
-        SELECT ${_idStem('ord')} || lpad(to_hex(i), 12, '0'), ${tenantId}, 'ORD-' || lpad((${first}::int + i)::text, 6, '0'),
+        SELECT ${_idStem('ord')} || lpad(to_hex(i), 12, '0'), ${tenantId}, 'ORD-' || CASE WHEN ${first}::int + i < 1000000 THEN lpad((${first}::int + i)::text, 6, '0') ELSE (${first}::int + i)::text END,
           (ARRAY['pending', 'confirmed', 'cancelled', 'completed'])[i % 4 + 1], NULL, ${c.customer}, ${c.items}, 33400, 'EUR', '2027-06-01',
           CASE WHEN i % 3 = 0 THEN 'Window seats if possible' END, ${c.metadata}, ${c.now}, ${c.now}
         FROM generate_series(1, ${n}::int) AS i`.execute(db)
@@ -109,6 +116,12 @@ export function pgScaleDb(o: OpenDb): ScaleDb {
       const r = await sql<{ n: string }>`SELECT (SELECT count(*) FROM deliveries WHERE due_at IS NULL AND coalesce(last_attempt_at, created_at) < ${c})
         + (SELECT count(*) FROM events WHERE created_at < ${c}) AS n`.execute(db)
       return Number(r.rows[0]?.n ?? 0)
+    },
+    async anyExpired(cutoff) {
+      const c = cutoff.toISOString()
+      const r = await sql<{ any: boolean }>`SELECT EXISTS (SELECT 1 FROM deliveries WHERE due_at IS NULL AND coalesce(last_attempt_at, created_at) < ${c})
+        OR EXISTS (SELECT 1 FROM events WHERE created_at < ${c}) AS any`.execute(db)
+      return r.rows[0]?.any === true
     },
   }
 }
