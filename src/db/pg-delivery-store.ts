@@ -57,12 +57,17 @@ export function pgDeliveryStore(db: Db, url: string, health: HealthPolicy = { di
 async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?: Claim): Promise<CycleResult> {
   const { batched, oneByOne } = _split(outcomes)
   if (oneByOne.length === 0) {
-    // Nothing to record but successes: no transaction. Their recording is one statement, then
-    // the plan reads the queue and one statement claims; each statement is atomic, and the claim
-    // checks every condition again on the rows it locks.
-    await _recordDelivered(db, batched)
-    if (!claim) return { jobs: [], disabled: [] }
-    return { jobs: await _claimAll(db, claim.plan(await _queuedHooks(db, claim.now), claim.now), claim), disabled: [] }
+    // Nothing to record but successes: no transaction. Their recording is one statement, and
+    // the claim (the plan reads the queue, one statement claims) runs beside it on other
+    // connections: each statement is atomic, the claim checks every condition again on the rows
+    // it locks and leaves alone the deliveries being recorded (even one whose lease ran out), so
+    // the two never touch the same row. A cycle is two round trips instead of four.
+    const recording = batched.map((o) => o.job.id)
+    const [, jobs] = await Promise.all([
+      _recordDelivered(db, batched),
+      claim ? _queuedHooks(db, claim.now).then((queued) => _claimAll(db, claim.plan(queued, claim.now), claim, recording)) : [],
+    ])
+    return { jobs, disabled: [] }
   }
   return db.transaction().execute(async (tx) => {
     const disabled: Disabled[] = []
@@ -114,46 +119,40 @@ async function _queuedHooks(db: Db | Tx, now: string): Promise<QueuedHook[]> {
   return rows.rows
 }
 
-type _Hook = { id: string; url: string; secret: string; headers: string; active: number; deleted_at: string | null; retry_count: number }
-
 /**
- * Leases what the plan asks for, in two round trips whatever the number of subscriptions: their
- * rows, then one statement taking up to each one's limit of due, unleased deliveries (each
- * subscription's oldest first, `FOR UPDATE SKIP LOCKED`) with each one's event. A subscription
- * that is no longer active has its due deliveries dropped instead (nothing sent; never-attempted
- * ones end `failed`).
+ * Leases what the plan asks for in one statement whatever the number of subscriptions: up to
+ * each live subscription's limit of due, unleased deliveries (each one's oldest first, `FOR
+ * UPDATE SKIP LOCKED`), returned with their events and their subscription's url, secret, headers
+ * and retry count. A planned subscription that is no longer active has its due deliveries dropped
+ * by the same statement instead (nothing sent; never-attempted ones end `failed`). `recording`:
+ * deliveries whose outcome is being recorded beside this claim, left alone.
  */
-async function _claimAll(db: Db | Tx, plan: { webhook_id: string; limit: number }[], c: Claim): Promise<Job[]> {
+async function _claimAll(db: Db | Tx, plan: { webhook_id: string; limit: number }[], c: Claim, recording: string[] = []): Promise<Job[]> {
   const wanted = plan.filter((w) => w.limit > 0)
   if (wanted.length === 0) return []
-  const hooks = new Map((await sql<_Hook>`select id, url, secret, headers, active, deleted_at, retry_count from webhooks
-    where id = any(${wanted.map((w) => w.webhook_id)}::text[])`.execute(db)).rows.map((h) => [h.id, h]))
-  const live = wanted.filter((w) => {
-    const h = hooks.get(w.webhook_id)
-    return h !== undefined && h.active === 1 && h.deleted_at === null
-  })
-  for (const w of wanted) {
-    if (live.includes(w)) continue
-    await sql`update deliveries set due_at = null, next_retry_at = null, manual = 0, locked_until = null, locked_by = null,
-      status = case when status = 'pending' then 'failed' else status end
-      where id in (select id from deliveries where webhook_id = ${w.webhook_id} and due_at is not null and due_at <= ${c.now}
-        and (locked_until is null or locked_until < ${c.now}) for update skip locked)`.execute(db)
-  }
-  if (live.length === 0) return []
-  const claimed = (await sql<Claimed & { payload: string; event_at: string }>`
-    with want(webhook_id, lim) as (select * from unnest(${live.map((w) => w.webhook_id)}::text[], ${live.map((w) => w.limit)}::int[])),
+  const claimed = (await sql<Claimed & { payload: string; event_at: string; url: string; secret: string; headers: string; retry_count: number }>`
+    with want(webhook_id, lim) as (select * from unnest(${wanted.map((w) => w.webhook_id)}::text[], ${wanted.map((w) => w.limit)}::int[])),
+    hooks as (select w.id, w.url, w.secret, w.headers, w.retry_count, w.active = 1 and w.deleted_at is null as live, want.lim
+      from want join webhooks w on w.id = want.webhook_id),
+    dropped as (update deliveries set due_at = null, next_retry_at = null, manual = 0, locked_until = null, locked_by = null,
+        status = case when status = 'pending' then 'failed' else status end
+      where id in (select d.id from hooks h join deliveries d on d.webhook_id = h.id where not h.live
+        and d.due_at is not null and d.due_at <= ${c.now} and (d.locked_until is null or d.locked_until < ${c.now})
+        and d.id <> all(${recording}::text[]) for update of d skip locked)),
     c as (update deliveries set locked_until = ${c.leaseUntil}, locked_by = ${c.owner}
-      where id in (select due.id from want cross join lateral (select id from deliveries where webhook_id = want.webhook_id
-        and due_at is not null and due_at <= ${c.now} and (locked_until is null or locked_until < ${c.now})
-        order by due_at limit want.lim for update skip locked) due)
+      where id in (select due.id from hooks h cross join lateral (select id from deliveries where webhook_id = h.id
+        and due_at is not null and due_at <= ${c.now} and (locked_until is null or locked_until < ${c.now}) and id <> all(${recording}::text[])
+        order by due_at limit h.lim for update skip locked) due where h.live)
       returning id, tenant_id, webhook_id, event_id, event, attempts, retries, manual, next_retry_at, status)
-    select c.*, e.payload, e.created_at as event_at from c join events e on e.id = c.event_id`.execute(db)).rows
-  const order = new Map(live.map((w, i) => [w.webhook_id, i]))
+    select c.*, e.payload, e.created_at as event_at, h.url, h.secret, h.headers, h.retry_count
+    from c join events e on e.id = c.event_id join hooks h on h.id = c.webhook_id`.execute(db)).rows
+  const order = new Map(wanted.map((w, i) => [w.webhook_id, i]))
   claimed.sort((a, b) => order.get(a.webhook_id)! - order.get(b.webhook_id)!)
-  const headers = new Map(live.map((w) => [w.webhook_id, storedHeaders(hooks.get(w.webhook_id)!.headers)]))
-  return claimed.map(({ payload, event_at, ...row }) => {
-    const h = hooks.get(row.webhook_id)!
-    return { ...row, owner: c.owner, url: h.url, secret: h.secret, headers: headers.get(row.webhook_id)!, retryCount: h.retry_count, payload, eventAt: event_at }
+  const headers = new Map<string, Record<string, string>>()
+  return claimed.map(({ payload, event_at, url, secret, headers: stored, retry_count, ...row }) => {
+    let h = headers.get(row.webhook_id)
+    if (!h) headers.set(row.webhook_id, (h = storedHeaders(stored)))
+    return { ...row, owner: c.owner, url, secret, headers: h, retryCount: retry_count, payload, eventAt: event_at }
   })
 }
 
