@@ -66,6 +66,9 @@ export function sqliteScaleDb(o: OpenSqliteDb): ScaleDb {
           SELECT @del || printf('%012x', i), 1, @tenant, @at, 'auto', 200, 5, NULL, 'ok' FROM n`)
           .run({ n: events, k: webhookIds.length, tenant: tenantId, at: p.at, del: p.del })
       })()
+      // The seed's gigabyte of WAL copied into the file now, not by serve's next commits (data
+      // that grew over months would have been checkpointed as it came).
+      s.pragma('wal_checkpoint(TRUNCATE)')
     },
     async expired(cutoff) {
       const c = cutoff.toISOString()
