@@ -8,6 +8,7 @@ import { systemClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { openWithStore, queryRows } from '../helpers/engine.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
+import { insertWebhook } from '../helpers/store.ts'
 
 /**
  * An event's fan-out: one delivery per active subscription of its tenant that asked for the
@@ -34,15 +35,8 @@ describe('fan-out: which subscriptions an event reaches', () => {
   })
 
   let n = 0
-  const subscribe = async (tenantId: string, events: string[], extra: { active?: number; deleted_at?: string } = {}) => {
-    const now = new Date().toISOString()
-    const id = `wh_${String(++n).padStart(3, '0')}_${crypto.randomUUID()}`
-    await opened.db.insertInto('webhooks').values({
-      id, tenant_id: tenantId, url: 'http://127.0.0.1:9/', events: JSON.stringify(events), secret: 'fan-out-secret',
-      headers: '{}', active: 1, created_at: now, updated_at: now, ...extra,
-    } as never).execute()
-    return id
-  }
+  const subscribe = (tenantId: string, events: string[], extra: { active?: number; deleted_at?: string } = {}) =>
+    insertWebhook(opened.db, tenantId, { id: `wh_${String(++n).padStart(3, '0')}_${crypto.randomUUID()}`, events: JSON.stringify(events), secret: 'fan-out-secret', ...extra })
   const fire = async (tenant: { id: string; keyId: string }, event: EventName, fail = false) => {
     const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: tenant.id, keyId: tenant.keyId }
     return withTx(opened.db, async (scope) => {

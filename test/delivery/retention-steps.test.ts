@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test'
 import { PRUNE_BATCH, pruneStep, type EventCursor } from '../../src/db/retention.ts'
 import type { OpenDb } from '../../src/db/connect.ts'
 import { newId } from '../../src/lib/ids.ts'
-import { storeUnderTest } from '../helpers/store.ts'
+import { insertWebhook, storeUnderTest } from '../helpers/store.ts'
 
 // §11 retention, step by step, on the suite's engine: each step is bounded (one batch of
 // finished deliveries with their attempts and events, or one window of expired events), and
@@ -16,15 +16,6 @@ before(async () => { env = await storeUnderTest() })
 after(async () => { await env.close() })
 
 const at = (ms: number) => new Date(ms).toISOString()
-
-async function webhook(o: OpenDb, tenantId: string): Promise<string> {
-  const id = newId('wh')
-  const now = new Date().toISOString()
-  await o.db.insertInto('webhooks').values({
-    id, tenant_id: tenantId, url: 'http://127.0.0.1:9/', events: '["*"]', secret: 'retention-steps-secret', headers: '{}', active: 1, created_at: now, updated_at: now,
-  } as never).execute()
-  return id
-}
 
 /** An event created at `created`, with one delivery per entry of `deliveries` (finished at that time, or queued when null), each finished one with its attempt. */
 async function event(o: OpenDb, tenantId: string, hook: string, created: string, deliveries: (string | null)[]): Promise<string> {
@@ -54,7 +45,7 @@ async function count(o: OpenDb, table: 'events' | 'deliveries' | 'delivery_attem
 test('retention steps delete every expired finished delivery, its attempts and events, and every expired event without one; each step is one batch', async () => {
   const o = env.opened
   const t = env.tenantId
-  const hook = await webhook(o, t)
+  const hook = await insertWebhook(o.db, t)
   const old = Date.now() - 3 * DAY
   // The oldest event has a delivery still queued: it stays, and the walk over events goes past it.
   const queued = await event(o, t, hook, at(old - DAY), [null])

@@ -6,7 +6,7 @@ import type { Claim } from '../../src/delivery/port.ts'
 import { emit } from '../../src/events/emit.ts'
 import { systemClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
-import { storeUnderTest } from '../helpers/store.ts'
+import { insertWebhook, storeUnderTest } from '../helpers/store.ts'
 
 // The claim at the store, on the suite's engine: a subscription the planner saw with due
 // deliveries but that stopped being active before the claim (paused or deleted by a request in
@@ -19,14 +19,8 @@ after(async () => { await env.close() })
 
 test('a claim sends nothing for a subscription that is no longer active and drops its due deliveries; the live one in the same claim is claimed', async () => {
   const { opened, store, tenantId, keyId } = env
-  const now = new Date().toISOString()
-  const hooks = [`wh_${crypto.randomUUID()}`, `wh_${crypto.randomUUID()}`]
-  for (const id of hooks) {
-    await opened.db.insertInto('webhooks').values({
-      id, tenant_id: tenantId, url: 'http://127.0.0.1:9/', events: JSON.stringify(['order.created']), secret: 'store-claim-secret',
-      headers: '{"X-Test":"1"}', active: 1, created_at: now, updated_at: now,
-    } as never).execute()
-  }
+  const hook = () => insertWebhook(opened.db, tenantId, { events: JSON.stringify(['order.created']), secret: 'store-claim-secret', headers: '{"X-Test":"1"}' })
+  const hooks = [await hook(), await hook()]
   const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId, keyId }
   for (let i = 0; i < 3; i++) await withTx(opened.db, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
   const [paused, live] = hooks as [string, string]

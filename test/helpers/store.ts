@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
-import type { OpenDb } from '../../src/db/connect.ts'
+import type { Db, OpenDb } from '../../src/db/connect.ts'
 import { withTx } from '../../src/db/tx.ts'
 import type { Claim, DeliveryStore, Job } from '../../src/delivery/port.ts'
 import { emit } from '../../src/events/emit.ts'
@@ -10,17 +10,26 @@ import { startTestApp, type TestApp } from './app.ts'
 import { openWithStore } from './engine.ts'
 
 /**
+ * A subscription row written straight into the database (behind the API's back, or as a request
+ * never could): a loopback url, every event, no headers, active; `over` replaces any column.
+ */
+export async function insertWebhook(db: Db, tenantId: string, over: Record<string, unknown> = {}): Promise<string> {
+  const now = new Date().toISOString()
+  const row = {
+    id: `wh_${crypto.randomUUID()}`, tenant_id: tenantId, url: 'http://127.0.0.1:9/', events: '["*"]', secret: 'store-test-secret',
+    headers: '{}', active: 1, created_at: now, updated_at: now, ...over,
+  }
+  await db.insertInto('webhooks').values(row as never).execute()
+  return row.id
+}
+
+/**
  * For the store tests that are the only worker of their database: a new subscription of the
  * tenant with `n` due order.created deliveries, all claimed by `owner` in one cycle, in the
  * order of their events.
  */
 export async function claimedJobs(opened: OpenDb, store: DeliveryStore, t: { tenantId: string; keyId: string }, owner: string, n: number): Promise<Job[]> {
-  const now = new Date().toISOString()
-  const webhookId = `wh_${crypto.randomUUID()}`
-  await opened.db.insertInto('webhooks').values({
-    id: webhookId, tenant_id: t.tenantId, url: 'http://127.0.0.1:9/', events: JSON.stringify(['order.created']), secret: 'store-test-secret',
-    headers: '{}', active: 1, created_at: now, updated_at: now,
-  } as never).execute()
+  const webhookId = await insertWebhook(opened.db, t.tenantId, { events: JSON.stringify(['order.created']) })
   const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, ...t }
   for (let i = 0; i < n; i++) await withTx(opened.db, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
   const claim: Claim = {
