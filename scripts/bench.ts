@@ -133,12 +133,7 @@ async function main(): Promise<void> {
     }
     if (await run('post')) {
       const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { ...auth(writes), 'content-type': 'application/json' }, body: ORDER_BODY }
-      // The write path itself: the receiver holds its first requests, so the worker fills its
-      // 8 slots per subscription and sends nothing more; the queued deliveries go out afterwards.
-      await receiver.ask('hold')
-      const post = await _pair(c, 'POST /v1/orders (2 subscriptions, deliveries held)', spec)
-      _log(`receiver released ${(await receiver.ask<{ released: number }>('release')).released} held deliveries`)
-      await _drainWith(queued)
+      const post = await _heldPost(c, 'POST /v1/orders (2 subscriptions, deliveries held)', spec, queued)
       // The same with the worker sending the 2 deliveries of every order meanwhile.
       const mixed = await _pair(c, 'POST /v1/orders (2 subscriptions, delivered meanwhile)', spec)
       await _drainWith(queued)
@@ -261,11 +256,8 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     const getOne = await _pair(pc, 'PostgreSQL: GET /v1/orders/:id', { method: 'GET', pathsFile, headers: auth(reads) }, S.warmupS + (QUICK ? 0 : 2))
     const list = await _pair(pc, `PostgreSQL: GET /v1/orders?limit=20 at ${S.ordersLarge / 1000} k`, { method: 'GET', paths: ['/v1/orders?limit=20'], headers: auth(reads) })
     const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { ...auth(writes), 'content-type': 'application/json' }, body: ORDER_BODY }
-    await c.receiver.ask('hold')
-    const post = await _pair(pc, 'PostgreSQL: POST /v1/orders (2 subscriptions, deliveries held)', spec)
-    await c.receiver.ask('release')
     const queued = pq.queued
-    await _drainWith(queued)
+    const post = await _heldPost(pc, 'PostgreSQL: POST /v1/orders (2 subscriptions, deliveries held)', spec, queued)
     const loop = _deliveryFigure('pg-', await _deliveryLoop(c, one, sends, pq), 0.5)
     const latency = _latencyFigures('pg-', await _latency(oneUrl, c.receiver, writes, queued), 10, 100)
     const sustained = _sustainedFigure('pg-', await _sustained(c, one, oneUrl, writes, queued, () => pq.orders(writes.id)))
@@ -330,13 +322,7 @@ async function _scale(c: Ctx, t: { prefix: '' | 'pg-'; serveArg: string; db: Ben
   const sc: Ctx = { ...c, serve: first.proc, serveUrl: first.url }
   const queued = t.db.queued
   const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { authorization: `Bearer ${writes.key}`, 'content-type': 'application/json' }, body: ORDER_BODY }
-  const post = async (what: string, warmupS = S.warmupS) => {
-    await c.receiver.ask('hold')
-    const m = await _pair(sc, `${label}POST /v1/orders ${what}`, spec, warmupS)
-    await c.receiver.ask('release')
-    await _drainWith(queued)
-    return m
-  }
+  const post = (what: string, warmupS = S.warmupS) => _heldPost(sc, `${label}POST /v1/orders ${what}`, spec, queued, warmupS)
   // POST first: its longer warm-up (a fresh process) and the deliveries it drains warm both paths.
   const postSmall = await post(`at ${S.ordersSmall / 1000} k orders`, S.warmupS + (QUICK ? 0.5 : 4))
   const loopNone = await _deliveryLoop(sc, sc.serve, sends, t.db)
@@ -441,6 +427,19 @@ async function _loadSplit(servers: Child[], urls: string[], spec: Spec): Promise
   if (bad > 0) throw new Error(`split load: ${bad} non-2xx answers or errors`)
   const cpu = cpu1.reduce((a, x, i) => a + x - cpu0[i]!, 0)
   return { ...results[0]!, ok, reqPerS: results.reduce((a, r) => a + r.reqPerS, 0), cpuUsPerReq: cpu / ok }
+}
+
+/**
+ * The write path itself: the receiver holds its first requests, so the worker fills its 8 slots
+ * per subscription and sends nothing more while POST is measured; the queued deliveries go out
+ * afterwards, before the next phase.
+ */
+async function _heldPost(c: Ctx, name: string, spec: Spec, queued: () => Promise<number>, warmupS = S.warmupS): Promise<{ base: Measured; fig: Measured }> {
+  await c.receiver.ask('hold')
+  const m = await _pair(c, name, spec, warmupS)
+  _log(`receiver released ${(await c.receiver.ask<{ released: number }>('release')).released} held deliveries`)
+  await _drainWith(queued)
+  return m
 }
 
 async function _drainWith(queued: () => Promise<number>, timeoutMs = 60_000): Promise<void> {

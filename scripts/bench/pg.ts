@@ -60,14 +60,20 @@ export async function pgTenant(o: OpenDb, name: string, receiverUrl: string, hoo
   return { id: t.id, key: k.key, webhookIds }
 }
 
-/** `n` more orders in batches of 1000 (order numbers go on from the tenant's counter). */
-export async function pgSeedOrders(o: OpenDb, tenantId: string, n: number): Promise<string[]> {
+/** Takes `n` order numbers from the tenant's counter; returns the one before the first. */
+export async function pgReserveOrderNumbers(o: OpenDb, tenantId: string, n: number): Promise<number> {
   const counter = await o.db.insertInto('counters').values({ tenant_id: tenantId, name: 'order', value: n })
     .onConflict((oc) => oc.columns(['tenant_id', 'name']).doUpdateSet((eb) => ({ value: eb('counters.value', '+', n) })))
     .returning('value').executeTakeFirstOrThrow()
+  return Number(counter.value) - n
+}
+
+/** `n` more orders in batches of 1000 (order numbers go on from the tenant's counter). */
+export async function pgSeedOrders(o: OpenDb, tenantId: string, n: number): Promise<string[]> {
+  const first = await pgReserveOrderNumbers(o, tenantId, n)
   const ids: string[] = []
   for (let done = 0; done < n; done += 1000) {
-    const rows = Array.from({ length: Math.min(1000, n - done) }, (_, i) => orderRow(tenantId, counter.value - n + done + i + 1))
+    const rows = Array.from({ length: Math.min(1000, n - done) }, (_, i) => orderRow(tenantId, first + done + i + 1))
     await o.db.insertInto('orders').values(rows).execute()
     ids.push(...rows.map((r) => r.id))
   }

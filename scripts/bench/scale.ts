@@ -7,7 +7,8 @@ import { sql } from 'kysely'
 import type { OpenDb, OpenSqliteDb } from '../../src/db/connect.ts'
 import { newId, type IdPrefix } from '../../src/lib/ids.ts'
 import { toOrder } from '../../src/modules/orders/index.ts'
-import { orderRow } from './seed.ts'
+import { pgReserveOrderNumbers } from './pg.ts'
+import { orderRow, reserveOrderNumbers } from './seed.ts'
 
 export interface ScaleDb {
   /** `n` more orders of the tenant, order numbers going on from its counter. */
@@ -41,13 +42,12 @@ export function sqliteScaleDb(o: OpenSqliteDb): ScaleDb {
     async seedOrders(tenantId, n) {
       const c = _orderColumns(tenantId)
       s.transaction(() => {
-        const last = (s.prepare(`INSERT INTO counters (tenant_id, name, value) VALUES (?, 'order', ?)
-          ON CONFLICT (tenant_id, name) DO UPDATE SET value = value + excluded.value RETURNING value`).get(tenantId, n) as { value: number }).value
+        const first = reserveOrderNumbers(o, tenantId, n)
         s.prepare(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < @n)
           INSERT INTO orders (id, tenant_id, order_number, status, customer_id, customer, items, total, currency, travel_date, notes, metadata, created_at, updated_at)
           SELECT @stem || printf('%012x', i), @tenant, printf('ORD-%06d', @first + i), CASE i % 4 WHEN 0 THEN 'pending' WHEN 1 THEN 'confirmed' WHEN 2 THEN 'cancelled' ELSE 'completed' END,
             NULL, @customer, @items, 33400, 'EUR', '2027-06-01', CASE WHEN i % 3 = 0 THEN 'Window seats if possible' END, @metadata, @now, @now FROM n`)
-          .run({ n, stem: _idStem('ord'), tenant: tenantId, first: last - n, customer: c.customer, items: c.items, metadata: c.metadata, now: c.now })
+          .run({ n, stem: _idStem('ord'), tenant: tenantId, first, customer: c.customer, items: c.items, metadata: c.metadata, now: c.now })
       })()
     },
     async seedFinished(tenantId, webhookIds, events, at) {
@@ -89,10 +89,7 @@ export function pgScaleDb(o: OpenDb): ScaleDb {
   return {
     async seedOrders(tenantId, n) {
       const c = _orderColumns(tenantId)
-      const counter = await db.insertInto('counters').values({ tenant_id: tenantId, name: 'order', value: n })
-        .onConflict((oc) => oc.columns(['tenant_id', 'name']).doUpdateSet((eb) => ({ value: eb('counters.value', '+', n) })))
-        .returning('value').executeTakeFirstOrThrow()
-      const first = Number(counter.value) - n
+      const first = await pgReserveOrderNumbers(o, tenantId, n)
       await sql`INSERT INTO orders (id, tenant_id, order_number, status, customer_id, customer, items, total, currency, travel_date, notes, metadata, created_at, updated_at)
         SELECT ${_idStem('ord')} || lpad(to_hex(i), 12, '0'), ${tenantId}, 'ORD-' || CASE WHEN ${first}::int + i < 1000000 THEN lpad((${first}::int + i)::text, 6, '0') ELSE (${first}::int + i)::text END,
           (ARRAY['pending', 'confirmed', 'cancelled', 'completed'])[i % 4 + 1], NULL, ${c.customer}, ${c.items}, 33400, 'EUR', '2027-06-01',

@@ -29,18 +29,23 @@ export async function benchTenant(o: OpenDb, name: string, receiverUrl: string, 
   return { id: t.id, key: k.key, webhookIds }
 }
 
+/** Takes `n` order numbers from the tenant's counter (call it inside the seeding transaction); returns the one before the first. */
+export function reserveOrderNumbers(o: OpenDb, tenantId: string, n: number): number {
+  const last = (o.sqlite.prepare(`INSERT INTO counters (tenant_id, name, value) VALUES (?, 'order', ?)
+    ON CONFLICT (tenant_id, name) DO UPDATE SET value = value + excluded.value RETURNING value`).get(tenantId, n) as { value: number }).value
+  return last - n
+}
+
 /** `n` more orders for the tenant (order numbers go on from its counter); returns their ids. */
 export function seedOrders(o: OpenDb, tenantId: string, n: number): string[] {
   const insert = o.sqlite.prepare(`INSERT INTO orders (id, tenant_id, order_number, status, customer_id, customer, items, total, currency,
     travel_date, notes, metadata, created_at, updated_at) VALUES (@id, @tenant_id, @order_number, @status, @customer_id, @customer, @items,
     @total, @currency, @travel_date, @notes, @metadata, @created_at, @updated_at)`)
-  const counter = o.sqlite.prepare(`INSERT INTO counters (tenant_id, name, value) VALUES (?, 'order', ?)
-    ON CONFLICT (tenant_id, name) DO UPDATE SET value = value + excluded.value RETURNING value`)
   const ids: string[] = []
   o.sqlite.transaction(() => {
-    const last = (counter.get(tenantId, n) as { value: number }).value
+    const first = reserveOrderNumbers(o, tenantId, n)
     for (let i = 0; i < n; i++) {
-      const row = orderRow(tenantId, last - n + i + 1)
+      const row = orderRow(tenantId, first + i + 1)
       insert.run(row)
       ids.push(row.id)
     }
