@@ -133,11 +133,11 @@ async function _seaBlob(bundle: string): Promise<Buffer> {
     output: 'sea-prep.blob',
     disableExperimentalSEAWarning: true,
     useSnapshot: false,
-    // V8's code cache is not byte-reproducible (it differs on every build) and saved no
-    // start-up time for serve (measured again on 2026-11-25: 493–523 ms to the first
-    // authenticated 200 with it, 414–428 ms without), so the executable compiles its JavaScript
-    // at start like node.
-    useCodeCache: false,
+    // V8's code cache of the bundle: serve's first authenticated 200 in 168 ms against 205 without
+    // it (BENCHMARKS.md, "No Maglev, and the bundle's code cache"). V8 takes a cache only when it
+    // was made under the same V8 flags (else Node prints "Code cache data rejected." and compiles
+    // from source), hence the flags below; --random-seed=1 makes it the same bytes at every build.
+    useCodeCache: true,
     // NODE_OPTIONS (and node flags in argv) cannot change how the executable behaves.
     execArgvExtension: 'none',
     // V8 flags of every travelops process (src/node-flags.ts).
@@ -145,8 +145,10 @@ async function _seaBlob(bundle: string): Promise<Buffer> {
     assets: { [NATIVE_ADDON_ASSET]: NATIVE_ADDON_ASSET },
   }
   writeFileSync(join(WORK, 'sea-config.json'), `${JSON.stringify(config, null, 2)}\n`)
-  // The base binary makes its own blob: code cache and snapshot checks need the same V8.
-  _run(NODE_BIN, ['--experimental-sea-config', 'sea-config.json'], WORK)
+  // The base binary makes its own blob: code cache and snapshot checks need the same V8, and the
+  // code cache the executable's V8 flags. --random-seed is not one V8 compares, and without it the
+  // cache (so the executable) differs at every build.
+  _run(NODE_BIN, [...NODE_FLAGS, '--random-seed=1', '--experimental-sea-config', 'sea-config.json'], WORK)
   return readFileSync(join(WORK, 'sea-prep.blob'))
 }
 

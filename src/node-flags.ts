@@ -13,8 +13,18 @@ import { runInNewContext } from 'node:vm'
  *
  * --max-semi-space-size=8 (2026-11-25, BENCHMARKS.md "Peak memory"): 8 MB semi-spaces halve the
  * young generation again.
+ *
+ * --no-maglev (2026-11-25, BENCHMARKS.md "No Maglev, and the bundle's code cache"): V8's
+ * mid-tier compiler compiles on a worker thread, whose glibc arena kept 10–15 MB after the load
+ * phases. Without it serve's peak RSS over reads, POST and the delivery loop fell from 160–163 to
+ * 146–149 MB, and CPU per request did not rise (GET 139–149 µs against 139–150, POST 366–375
+ * against 380–389, the delivery loop 128–129 against 135–144): the hot paths reach TurboFan either
+ * way, and Maglev's compiling was work too. It has to be given at start: set at run time once serve
+ * listened, POST cost 494–612 µs. Any V8 flag that changes code makes V8 reject Node's own code
+ * cache (25–40 ms more to start); the executable's code cache of the bundle, made under these
+ * flags (scripts/package.ts), more than pays it back.
  */
-export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8']
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--no-maglev']
 
 /**
  * V8 flags `serve` sets on itself once it listens (applyServeV8Flags(), from startServer()).

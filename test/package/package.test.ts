@@ -4,7 +4,7 @@
 // TRAVELOPS_SKIP_BUILD=1 reuses dist/travelops when it is newer than every input.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process'
-import { createHmac } from 'node:crypto'
+import { createHash, createHmac } from 'node:crypto'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -56,8 +56,18 @@ test('the sandbox has no Node 24 on PATH and no node_modules above it', () => {
   assert.doesNotMatch(found.stdout, /^v24\./m, `a Node 24 is reachable on PATH: ${found.stdout}`)
 })
 
-test('--version prints the version from package.json', () => {
-  assert.equal(run(sb, ['--version']).stdout.trim(), PKG.version)
+test('--version prints the version from package.json, and nothing else (the code cache is taken)', () => {
+  const res = run(sb, ['--version'])
+  assert.equal(res.stdout.trim(), PKG.version)
+  // A code cache made under other V8 flags than the executable's is rejected: Node warns on stderr.
+  assert.equal(res.stderr, '')
+})
+
+test('the build is byte-reproducible: building again gives the same executable', () => {
+  const first = createHash('sha256').update(readFileSync(DIST_EXE)).digest('hex')
+  const res = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'package.ts')], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 })
+  assert.equal(res.status, 0, `npm run package failed:\n${res.stdout}\n${res.stderr}`)
+  assert.equal(createHash('sha256').update(readFileSync(DIST_EXE)).digest('hex'), first)
 })
 
 test('--help lists the commands', () => {
