@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
+import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
 import { storedHeaders } from './delivery-store.ts'
@@ -19,6 +20,9 @@ type Tx = Transaction<Database>
 
 export function pgDeliveryStore(db: Db, url: string, health: HealthPolicy = { disableAfterMs: 0 }): DeliveryStore & { announce(): void } {
   let announcing = false
+  // Signs this store's announcements: the commit that announced already woke this process's
+  // worker directly (server.ts), so hearing its own NOTIFY again would only cost a cycle.
+  const self = randomUUID()
   return {
     recover: async () => {},
     cycle: (outcomes, claim) => _cycle(db, outcomes, health, claim),
@@ -35,7 +39,7 @@ export function pgDeliveryStore(db: Db, url: string, health: HealthPolicy = { di
       const client = new pg.Client({ connectionString: url, application_name: 'travelops listen' })
       client.on('error', () => {}) // a lost connection: the worker's 1 s poll still finds the work
       client.on('notification', (msg) => {
-        if (msg.channel === CHANNEL) wake()
+        if (msg.channel === CHANNEL && msg.payload !== self) wake()
       })
       await client.connect()
       await client.query(`LISTEN ${CHANNEL}`)
@@ -43,12 +47,13 @@ export function pgDeliveryStore(db: Db, url: string, health: HealthPolicy = { di
         await client.end().catch(() => {})
       }
     },
-    // After a commit that queued deliveries: one NOTIFY at a time (a burst of commits needs one wake-up each way, not one per commit).
+    // After a commit that queued deliveries: one NOTIFY at a time (a burst of commits needs one
+    // wake-up each way, not one per commit), for the other processes' workers.
     announce: () => {
       if (announcing) return
       announcing = true
       setImmediate(() => {
-        sql`select pg_notify(${CHANNEL}, '')`.execute(db).catch(() => {}).finally(() => (announcing = false))
+        sql`select pg_notify(${CHANNEL}, ${self})`.execute(db).catch(() => {}).finally(() => (announcing = false))
       })
     },
   }
