@@ -14,12 +14,21 @@ export interface AppDeps {
   clock: Clock
   config: Config
   logger: Logger
-  /** Called after a transaction that wrote events has committed. */
-  notify: () => void
+  /**
+   * Called after a transaction that queued deliveries has committed; with the subscriptions
+   * given one, when known (the worker claims those at once instead of reading the queue first).
+   */
+  notify: (fresh?: FreshWork) => void
   /** Host name resolution for webhook targets (default: the system resolver). */
   resolve?: ResolveAll
   /** With `--metrics`: counters and histograms (http/metrics.ts). */
   metrics?: Metrics
+}
+
+/** Deliveries a commit has just queued: one per subscription listed (a subscription may be listed more than once). */
+export interface FreshWork {
+  tenantId: string
+  webhookIds: readonly string[]
 }
 
 /** What a request's services get: the shared deps plus the caller's tenant and key. */

@@ -59,7 +59,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     retryBaseMs: config.retryBaseMs,
     timeoutMs: config.deliveryTimeoutMs,
   })
-  const notify = store.announce ? () => (worker.wake(), store.announce!()) : () => worker.wake()
+  const notify: AppDeps['notify'] = store.announce ? (fresh) => (worker.wake(fresh), store.announce!()) : (fresh) => worker.wake(fresh)
   const deps: AppDeps = { db: opened.db, engine, clock, config, logger, notify, resolve: opts.resolve, metrics }
   const app = createApp(deps)
   let listening: Listening

@@ -30,10 +30,12 @@ export function sqliteDeliveryStore(db: Db, health: HealthPolicy = { disableAfte
 async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?: Claim): Promise<CycleResult> {
   // Nothing to record: look first without the write lock (a wake often finds every
   // subscription with work at its limit, e.g. while receivers are slow).
+  // The fast path (claim.queued: what a commit here just queued) plans once, without reading.
+  let planned: ReturnType<Claim['plan']> | undefined
   if (outcomes.length === 0) {
     if (!claim) return { jobs: [], disabled: [] }
-    const wanted = await exclusive(db, (q) => claim.plan(_queuedHooks(q, claim.now), claim.now))
-    if (wanted.length === 0) return { jobs: [], disabled: [] }
+    planned = claim.queued ? claim.plan(claim.queued, claim.now) : await exclusive(db, (q) => claim.plan(_queuedHooks(q, claim.now), claim.now))
+    if (planned.length === 0) return { jobs: [], disabled: [] }
   }
   return exclusive(db, (q) => {
     const disabled: Disabled[] = []
@@ -45,7 +47,8 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
     }
     const jobs: Job[] = []
     if (claim) {
-      for (const w of claim.plan(_queuedHooks(q, claim.now), claim.now)) {
+      const plan = claim.queued ? planned ?? claim.plan(claim.queued, claim.now) : claim.plan(_queuedHooks(q, claim.now), claim.now)
+      for (const w of plan) {
         if (w.limit > 0) jobs.push(..._claim(q, w.webhook_id, w.limit, claim))
       }
     }
@@ -100,16 +103,18 @@ function _queuedHooks(q: SyncDb, now: string): QueuedHook[] {
 function _claim(q: SyncDb, webhookId: string, limit: number, c: Claim): Job[] {
   const h = q.get<{ url: string; secret: string; headers: string; active: number; deleted_at: string | null; retry_count: number }>(
     'SELECT url, secret, headers, active, deleted_at, retry_count FROM webhooks WHERE id = ?', webhookId)
-  const due = 'webhook_id = ? AND due_at IS NOT NULL AND due_at <= ? AND (locked_until IS NULL OR locked_until < ?)'
+  const exclude = c.exclude?.length ? c.exclude : undefined
+  const due = `webhook_id = ? AND due_at IS NOT NULL AND due_at <= ? AND (locked_until IS NULL OR locked_until < ?)${exclude ? ' AND id NOT IN (SELECT value FROM json_each(?))' : ''}`
+  const dueArgs = exclude ? [webhookId, c.now, c.now, JSON.stringify(exclude)] : [webhookId, c.now, c.now]
   if (!h || h.active !== 1 || h.deleted_at !== null) {
     q.run(`UPDATE deliveries SET due_at = NULL, next_retry_at = NULL, manual = 0, locked_until = NULL, locked_by = NULL,
-      status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END WHERE ${due}`, webhookId, c.now, c.now)
+      status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END WHERE ${due}`, ...dueArgs)
     return []
   }
   const claimed = q.all<Claimed>(`
     UPDATE deliveries SET locked_until = ?, locked_by = ?
     WHERE id IN (SELECT id FROM deliveries WHERE ${due} ORDER BY due_at LIMIT ?)
-    RETURNING id, tenant_id, webhook_id, event_id, event, attempts, retries, manual, next_retry_at, status`, c.leaseUntil, c.owner, webhookId, c.now, c.now, limit)
+    RETURNING id, tenant_id, webhook_id, event_id, event, attempts, retries, manual, next_retry_at, status`, c.leaseUntil, c.owner, ...dueArgs, limit)
   const headers = storedHeaders(h.headers)
   return claimed.map((row) => {
     const e = q.get<{ payload: string; created_at: string }>('SELECT payload, created_at FROM events WHERE id = ?', row.event_id)!

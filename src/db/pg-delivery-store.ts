@@ -70,7 +70,7 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
     const recording = batched.map((o) => o.job.id)
     const [, jobs] = await Promise.all([
       _recordDelivered(db, batched),
-      claim ? _queuedHooks(db, claim.now).then((queued) => _claimAll(db, claim.plan(queued, claim.now), claim, recording)) : [],
+      claim ? Promise.resolve(_queued(db, claim)).then((queued) => _claimAll(db, claim.plan(queued, claim.now), claim, recording)) : [],
     ])
     return { jobs, disabled: [] }
   }
@@ -83,7 +83,7 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
         if (d) disabled.push(d)
       }
     }
-    const jobs = claim ? await _claimAll(tx, claim.plan(await _queuedHooks(tx, claim.now), claim.now), claim) : []
+    const jobs = claim ? await _claimAll(tx, claim.plan(await _queued(tx, claim), claim.now), claim) : []
     return { jobs, disabled }
   })
 }
@@ -105,6 +105,11 @@ async function _health(tx: Tx, o: Outcome, health: HealthPolicy): Promise<Disabl
   await sql`update deliveries set due_at = null, next_retry_at = null, manual = 0,
     status = case when status = 'pending' then 'failed' else status end where webhook_id = ${id} and due_at is not null`.execute(tx)
   return { webhook_id: id, tenant_id: o.job.tenant_id, reason }
+}
+
+/** What the claim plans from: the subscriptions it was given (the worker's fast path), or the queue read. */
+function _queued(db: Db | Tx, claim: Claim): Promise<QueuedHook[]> | QueuedHook[] {
+  return claim.queued ?? _queuedHooks(db, claim.now)
 }
 
 /** Subscriptions with queued deliveries: a skip scan over deliveries_webhook_due, as on SQLite. */
@@ -129,12 +134,13 @@ async function _queuedHooks(db: Db | Tx, now: string): Promise<QueuedHook[]> {
  * each live subscription's limit of due, unleased deliveries (each one's oldest first, `FOR
  * UPDATE SKIP LOCKED`), returned with their events and their subscription's url, secret, headers
  * and retry count. A planned subscription that is no longer active has its due deliveries dropped
- * by the same statement instead (nothing sent; never-attempted ones end `failed`). `recording`:
- * deliveries whose outcome is being recorded beside this claim, left alone.
+ * by the same statement instead (nothing sent; never-attempted ones end `failed`). `recorded`:
+ * deliveries whose outcome is being recorded beside this claim, left alone, as are `c.exclude`.
  */
-async function _claimAll(db: Db | Tx, plan: { webhook_id: string; limit: number }[], c: Claim, recording: string[] = []): Promise<Job[]> {
+async function _claimAll(db: Db | Tx, plan: { webhook_id: string; limit: number }[], c: Claim, recorded: string[] = []): Promise<Job[]> {
   const wanted = plan.filter((w) => w.limit > 0)
   if (wanted.length === 0) return []
+  const recording = c.exclude?.length ? [...recorded, ...c.exclude] : recorded
   const claimed = (await sql<Claimed & { payload: string; event_at: string; url: string; secret: string; headers: string; retry_count: number }>`
     with want(webhook_id, lim) as (select * from unnest(${wanted.map((w) => w.webhook_id)}::text[], ${wanted.map((w) => w.limit)}::int[])),
     hooks as (select w.id, w.url, w.secret, w.headers, w.retry_count, w.active = 1 and w.deleted_at is null as live, want.lim

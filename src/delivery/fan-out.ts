@@ -6,18 +6,19 @@ import { newId } from '../lib/ids.ts'
 
 /**
  * An event and one pending delivery per active subscription of its tenant that asked for it
- * (or for `*`), written in the caller's transaction. Returns how many deliveries. On SQLite a
+ * (or for `*`), written in the caller's transaction. Returns the subscriptions given a delivery (what the
+ * worker's fast path claims from once the transaction commits). On SQLite a
  * statement per row (each is a cached statement run in-process), the subscriptions matched
  * here; on PostgreSQL, where each statement is a round trip, one statement writes the event,
  * finds the subscriptions and writes their deliveries (a second one only when the tenant has
  * more matching subscriptions than delivery ids were sent along).
  */
-export async function writeEvent(tx: Tx, event: { id: string; tenantId: string; name: string; at: string; payload: string }): Promise<number> {
+export async function writeEvent(tx: Tx, event: { id: string; tenantId: string; name: string; at: string; payload: string }): Promise<string[]> {
   if (isPostgres(tx)) return _writeEventPg(tx, event)
   const targets = (await _subscriptions(tx, event.tenantId)).filter((w) => _wants(w.events, event.name))
   await insertEvent(tx, event.id, event.tenantId, event.name, event.payload, event.at)
   for (const w of targets) await insertDelivery(tx, newId('del'), event.tenantId, w.id, event.id, event.name, event.at)
-  return targets.length
+  return targets.map((w) => w.id)
 }
 
 /**
@@ -27,18 +28,19 @@ export async function writeEvent(tx: Tx, event: { id: string; tenantId: string; 
  * snapshot under SERIALIZABLE, so the same numbering). `events` holds a JSON array of names
  * (the API only ever stores one), matched with jsonb's `?` as _wants() does on SQLite.
  */
-async function _writeEventPg(tx: Tx, event: { id: string; tenantId: string; name: string; at: string; payload: string }): Promise<number> {
+async function _writeEventPg(tx: Tx, event: { id: string; tenantId: string; name: string; at: string; payload: string }): Promise<string[]> {
   let ids = _deliveryIds(_lastMatched.get(event.tenantId) ?? 4)
   const matching = sql`select id, (row_number() over (order by id))::int as n from webhooks
     where tenant_id = ${event.tenantId} and active = 1 and deleted_at is null and (events::jsonb ? ${event.name} or events::jsonb ? '*')`
   const insert = (from: number) => sql`insert into deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, manual, created_at, due_at)
     select (${ids}::text[])[t.n - ${from}], ${event.tenantId}, t.id, ${event.id}, ${event.name}, 'pending', 0, 0, 0, ${event.at}, ${event.at}
     from t where t.n > ${from} and t.n <= ${from + ids.length}`
-  const { rows } = await sql<{ matched: number }>`with e as (insert into events (id, tenant_id, name, payload, created_at)
+  const { rows } = await sql<{ hooks: string[] | null }>`with e as (insert into events (id, tenant_id, name, payload, created_at)
       values (${event.id}, ${event.tenantId}, ${event.name}, ${event.payload}, ${event.at})),
     t as (${matching}), d as (${insert(0)})
-    select count(*)::int as matched from t`.execute(tx)
-  const matched = rows[0]!.matched
+    select array_agg(id order by n) as hooks from t`.execute(tx)
+  const hooks = rows[0]!.hooks ?? []
+  const matched = hooks.length
   if (matched > ids.length) {
     const from = ids.length
     ids = _deliveryIds(matched - from)
@@ -46,7 +48,7 @@ async function _writeEventPg(tx: Tx, event: { id: string; tenantId: string; name
   }
   if (_lastMatched.size >= 10_000 && !_lastMatched.has(event.tenantId)) _lastMatched.clear()
   _lastMatched.set(event.tenantId, matched)
-  return matched
+  return hooks
 }
 
 /** Per tenant, how many subscriptions its last event matched: how many delivery ids the next one sends along. */

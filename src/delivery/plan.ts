@@ -25,6 +25,11 @@ export interface Plan {
   hooks: { webhook_id: string; limit: number }[]
   /** Milliseconds until the earliest queued delivery that is not yet due (null: none). */
   nextDueMs: number | null
+  /**
+   * The process-wide slots ran out before every subscription with due work had what it could
+   * take: the engine is behind, and only the round-robin should deal what frees up.
+   */
+  short: boolean
 }
 
 /**
@@ -95,7 +100,8 @@ export class FairPlanner {
       }
     }
     if (this.#lastHook.size > 10_000) this.#lastHook.clear() // tenants come and go; the rotation may restart
-    return { hooks: [...dealt].map(([webhook_id, limit]) => ({ webhook_id, limit })), nextDueMs }
+    const short = room <= 0 && tenants.some((t) => tenantFree.get(t)! > 0 && order.get(t)!.some((h) => h.free > 0))
+    return { hooks: [...dealt].map(([webhook_id, limit]) => ({ webhook_id, limit })), nextDueMs, short }
   }
 }
 

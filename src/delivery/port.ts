@@ -74,6 +74,14 @@ export interface Claim {
   leaseUntil: string
   owner: string
   plan: Planner
+  /**
+   * The subscriptions to plan from instead of reading the queue: those a commit in this process
+   * has just queued deliveries for (the worker's fast path). The claim itself checks every row
+   * as always, so a stale or generous entry only claims less.
+   */
+  queued?: QueuedHook[]
+  /** Deliveries never to claim, whatever their lease says: those this worker still holds (attempts in flight, outcomes being recorded). */
+  exclude?: string[]
 }
 
 /** A subscription the store disabled while recording (endpoint health, CONTRACT §11). */

@@ -2,8 +2,9 @@ import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import { randomUUID } from 'node:crypto'
 import { AdaptiveLimits } from './concurrency.ts'
-import { FairPlanner, type SlotLimits } from './plan.ts'
-import type { DeliveryStore, Job, Outcome } from './port.ts'
+import type { FreshWork } from '../context.ts'
+import { FairPlanner, type Plan, type SlotLimits } from './plan.ts'
+import { READY_CAP, type Claim, type DeliveryStore, type Job, type Outcome, type QueuedHook } from './port.ts'
 import { deferredRetryAt, nextRetryAt, parseRetryAfter } from './retry.ts'
 import type { Sender, SendResult } from './send.ts'
 import { signPayload, standardSignature } from './sign.ts'
@@ -28,8 +29,12 @@ export interface WorkerOptions {
 }
 
 export interface Worker {
-  /** New work was committed: look now (the latency path). */
-  wake(): void
+  /**
+   * New work was committed: look now (the latency path). With the subscriptions a commit in
+   * this process gave deliveries, those are claimed at once, beside any cycle in progress,
+   * without reading the queue first (the fast path) — unless the engine is behind.
+   */
+  wake(fresh?: FreshWork): void
   /**
    * Stop claiming; let attempts in flight finish for at most `graceMs`, then abort the rest
    * (they are given back, to be attempted again); record every answer received; close.
@@ -73,6 +78,16 @@ export function startWorker(o: WorkerOptions): Worker {
   const byHook = new Map<string, number>()
   let outcomes: Outcome[] = []
   let recorded: (() => void)[] = []
+  /** Deliveries whose outcomes a cycle is recording now: a fast claim beside it leaves them alone. */
+  let recording: string[] = []
+  /** Slots a plan dealt whose claim has not returned yet: counted as in flight, so two claims in flight never exceed a limit. */
+  let reservedTotal = 0
+  let sending = 0
+  /** The last plan ran out of process-wide slots with due work left: only the round-robin deals what frees up. */
+  let behind = false
+  /** Subscriptions that local commits gave deliveries since the last fast claim, with how many. */
+  const fresh = new Map<string, QueuedHook>()
+  let claimingFresh: Promise<void> | undefined
   let stopping = false
   let ticking: Promise<void> | undefined
   let again = false
@@ -99,8 +114,82 @@ export function startWorker(o: WorkerOptions): Worker {
     timer.unref()
   }
 
-  function wake(): void {
-    if (!stopping) run()
+  function wake(hint?: FreshWork): void {
+    if (stopping) return
+    if (!hint || hint.webhookIds.length === 0) return run()
+    for (const id of hint.webhookIds) {
+      const q = fresh.get(id)
+      if (q) q.ready++
+      else fresh.set(id, { webhook_id: id, tenant_id: hint.tenantId, due: null, ready: 1 })
+    }
+    _claimFresh()
+  }
+
+  /**
+   * The fast path: the subscriptions that commits here just gave deliveries, planned by the same
+   * fair planner (limits and reservations included) and claimed in one store call without a
+   * queue read, beside a cycle that may be in progress. One at a time; what commits queue
+   * meanwhile goes in the next. When the engine is behind, or the plan could not take all of it,
+   * the ordinary cycle runs instead / as well, so nothing waits for the poll.
+   */
+  function _claimFresh(): void {
+    if (claimingFresh || fresh.size === 0 || stopping) return
+    if (behind) {
+      fresh.clear()
+      return run()
+    }
+    const now = o.clock.now()
+    const queued = [...fresh.values()].map((q) => ({ ...q, due: now.toISOString(), ready: Math.min(q.ready, READY_CAP) }))
+    fresh.clear()
+    let partial = false
+    const c = _claim(now, queued, (p) => {
+      const dealt = new Map(p.hooks.map((h) => [h.webhook_id, h.limit]))
+      partial = queued.some((q) => (dealt.get(q.webhook_id) ?? 0) < q.ready)
+    })
+    claimingFresh = ready.then(() => o.store.cycle([], c.claim)).then(async ({ jobs }) => {
+      c.release()
+      if (stopping) await o.store.release(jobs.map((j) => j.id), owner)
+      else for (const job of jobs) _start(job)
+      if (partial) run()
+    }, (err: unknown) => {
+      c.release()
+      o.logger.warn('delivery fast claim failed; the next cycle claims instead', { error: String(err) })
+      run()
+    }).finally(() => {
+      claimingFresh = undefined
+      _claimFresh()
+    })
+  }
+
+  /**
+   * A claim whose plan holds the slots it dealt (counted as in flight) until release(), called
+   * once the claim returned and before its jobs start. A store may plan twice in one call (SQLite
+   * looks before it takes the write lock): the last plan holds.
+   */
+  function _claim(now: Date, queued: QueuedHook[] | undefined, planned?: (p: Plan) => void): { claim: Claim; release: () => void } {
+    let held: { tenant: string; hook: string; n: number }[] = []
+    const release = () => {
+      for (const h of held) _bump(h.tenant, h.hook, -h.n)
+      held = []
+    }
+    const claim: Claim = {
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
+      owner,
+      queued,
+      exclude: queued && recording.length > 0 ? recording : undefined,
+      plan: (q, nowIso) => {
+        release()
+        const p = planner.plan(q, nowIso, { total: sending + reservedTotal, byTenant, byHook, hookLimits: limits.raised })
+        behind = p.short
+        planned?.(p)
+        const tenantOf = new Map(q.map((h) => [h.webhook_id, h.tenant_id]))
+        held = p.hooks.map((h) => ({ tenant: tenantOf.get(h.webhook_id)!, hook: h.webhook_id, n: h.limit }))
+        for (const h of held) _bump(h.tenant, h.hook, h.n)
+        return p.hooks
+      },
+    }
+    return { claim, release }
   }
 
   function run(): void {
@@ -135,20 +224,13 @@ export function startWorker(o: WorkerOptions): Worker {
     recorded = []
     let wait = pollMs
     let jobs: Job[] = []
+    const c = stopping ? undefined : _claim(o.clock.now(), undefined, (p) => {
+      if (p.nextDueMs !== null) wait = Math.min(wait, p.nextDueMs)
+    })
+    recording = batch.map((x) => x.job.id)
     try {
-      const now = o.clock.now()
-      const claim = stopping ? undefined : {
-        now: now.toISOString(),
-        leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
-        owner,
-        plan: (queued: Parameters<FairPlanner['plan']>[0], nowIso: string) => {
-          const p = planner.plan(queued, nowIso, { total: running.size, byTenant, byHook, hookLimits: limits.raised })
-          if (p.nextDueMs !== null) wait = Math.min(wait, p.nextDueMs)
-          return p.hooks
-        },
-      }
-      if (batch.length > 0 || claim) {
-        const done = await o.store.cycle(batch, claim)
+      if (batch.length > 0 || c) {
+        const done = await o.store.cycle(batch, c?.claim)
         jobs = done.jobs
         for (const d of done.disabled) {
           o.logger.warn('webhook subscription disabled', { webhook_id: d.webhook_id, tenant_id: d.tenant_id, reason: d.reason })
@@ -158,6 +240,8 @@ export function startWorker(o: WorkerOptions): Worker {
       if (batch.length > 0) o.logger.error('could not record delivery attempts; they will be retried when their lease expires', { error: String(err) })
       else throw err
     } finally {
+      recording = []
+      c?.release()
       for (const done of settle) done()
       schedule(wait)
     }
@@ -172,10 +256,22 @@ export function startWorker(o: WorkerOptions): Worker {
     running.set(job.id, entry)
   }
 
+  /** Attempts sending now: a slot is free again when its answer is in, not when it is recorded. */
   function _count(job: Job, by: 1 | -1): void {
-    for (const [map, key] of [[byTenant, job.tenant_id], [byHook, job.webhook_id]] as const) {
-      const n = (map.get(key) ?? 0) + by
-      if (n > 0) map.set(key, n)
+    sending += by
+    _add(job.tenant_id, job.webhook_id, by)
+  }
+
+  /** Slots reserved by a plan (n > 0) or given back (n < 0). */
+  function _bump(tenant: string, hook: string, n: number): void {
+    reservedTotal += n
+    _add(tenant, hook, n)
+  }
+
+  function _add(tenant: string, hook: string, n: number): void {
+    for (const [map, key] of [[byTenant, tenant], [byHook, hook]] as const) {
+      const v = (map.get(key) ?? 0) + n
+      if (v > 0) map.set(key, v)
       else map.delete(key)
     }
   }
@@ -277,6 +373,8 @@ export function startWorker(o: WorkerOptions): Worker {
     async stop(graceMs = 8_000) {
       stopping = true
       clearTimeout(timer)
+      fresh.clear()
+      await claimingFresh // its jobs are given back, not started
       const all = () => Promise.allSettled([...running.values()].map((r) => r.done))
       let timedOut = false
       const grace = new Promise<void>((r) => setTimeout(() => { timedOut = true; r() }, graceMs).unref())

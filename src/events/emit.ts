@@ -17,8 +17,8 @@ export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventNa
     tenant_id: ctx.tenantId,
     data,
   }
-  const deliveries = await writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload: JSON.stringify(envelope) })
-  if (deliveries > 0) scope.afterCommit(ctx.notify)
+  const hooks = await writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload: JSON.stringify(envelope) })
+  if (hooks.length > 0) scope.afterCommit(() => ctx.notify({ tenantId: ctx.tenantId, webhookIds: hooks }))
   return envelope
 }
 
@@ -34,6 +34,6 @@ export async function emitTest(scope: TxScope, ctx: TenantContext, webhookId: st
   await insertEvent(scope.tx, envelope.id, ctx.tenantId, event, JSON.stringify(envelope), envelope.timestamp)
   const id = newId('del')
   await insertDelivery(scope.tx, id, ctx.tenantId, webhookId, envelope.id, event, envelope.timestamp)
-  scope.afterCommit(ctx.notify)
+  scope.afterCommit(() => ctx.notify({ tenantId: ctx.tenantId, webhookIds: [webhookId] }))
   return id
 }

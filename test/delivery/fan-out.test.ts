@@ -4,6 +4,7 @@ import { DEFAULT_CONFIG } from '../../src/config.ts'
 import { withTx } from '../../src/db/tx.ts'
 import { emit } from '../../src/events/emit.ts'
 import type { EventName } from '../../src/events/catalog.ts'
+import type { FreshWork } from '../../src/context.ts'
 import { systemClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { openWithStore, queryRows } from '../helpers/engine.ts'
@@ -37,8 +38,11 @@ describe('fan-out: which subscriptions an event reaches', () => {
   let n = 0
   const subscribe = (tenantId: string, events: string[], extra: { active?: number; deleted_at?: string } = {}) =>
     insertWebhook(opened.db, tenantId, { id: `wh_${String(++n).padStart(3, '0')}_${crypto.randomUUID()}`, events: JSON.stringify(events), secret: 'fan-out-secret', ...extra })
+  /** What each commit told the worker it queued (notify's argument): the subscriptions, for the fast path. */
+  const told: FreshWork[] = []
   const fire = async (tenant: { id: string; keyId: string }, event: EventName, fail = false) => {
-    const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: tenant.id, keyId: tenant.keyId }
+    const notify = (fresh?: FreshWork) => void told.push(fresh!)
+    const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify, tenantId: tenant.id, keyId: tenant.keyId }
     return withTx(opened.db, async (scope) => {
       const envelope = await emit(scope, ctx, event, { id: 'ord_x' })
       if (fail) throw new Error('rolled back')
@@ -52,6 +56,7 @@ describe('fan-out: which subscriptions an event reaches', () => {
     const [a, b] = tenants as [typeof tenants[0], typeof tenants[0]]
     const none = await fire(a, 'order.created')
     assert.deepEqual(await deliveries(none), [])
+    assert.equal(told.length, 0, 'no delivery queued, nothing to tell the worker')
     assert.equal((await queryRows(app.dbFile, 'SELECT id FROM events WHERE id = ?', none)).length, 1, 'the event is written even when nobody listens')
 
     const wanted = [await subscribe(a.id, ['*']), await subscribe(a.id, ['order.created']), await subscribe(a.id, ['order.cancelled', 'order.created'])]
@@ -68,10 +73,13 @@ describe('fan-out: which subscriptions an event reaches', () => {
     assert.ok(rows.every((r) => r.tenant_id === a.id && r.event === 'order.created' && r.status === 'pending' && r.due_at !== null))
     assert.equal(new Set(rows.map((r) => r.id)).size, 6)
     assert.ok(rows.every((r) => r.id.startsWith('del_')))
+    assert.deepEqual(told.map((f) => ({ ...f, webhookIds: [...f.webhookIds].sort() })), [{ tenantId: a.id, webhookIds: [...wanted].sort() }],
+      'after the commit, the worker is told exactly the subscriptions given a delivery')
 
     for (let i = 0; i < 5; i++) wanted.push(await subscribe(a.id, ['order.created']))
     const eleven = await fire(a, 'order.created')
     assert.deepEqual((await deliveries(eleven)).map((r) => r.webhook_id), [...wanted].sort())
+    assert.deepEqual([...told.at(-1)!.webhookIds].sort(), [...wanted].sort(), 'the subscriptions past the ids sent along too')
 
     const confirmed = await fire(a, 'order.confirmed')
     assert.equal((await deliveries(confirmed)).length, 4 + 1, "the four '*' and the one for order.confirmed")
@@ -81,7 +89,9 @@ describe('fan-out: which subscriptions an event reaches', () => {
   test('an event whose transaction rolls back leaves neither the event nor a delivery', async () => {
     const a = tenants[0]!
     const before = await queryRows<{ n: number }>(app.dbFile, 'SELECT count(*) AS n FROM deliveries')
+    const toldBefore = told.length
     await assert.rejects(fire(a, 'order.created', true), /rolled back/)
+    assert.equal(told.length, toldBefore, 'nothing told after a rollback')
     assert.deepEqual(await queryRows<{ n: number }>(app.dbFile, 'SELECT count(*) AS n FROM deliveries'), before)
   })
 })

@@ -42,3 +42,33 @@ test('a claim sends nothing for a subscription that is no longer active and drop
   assert.deepEqual(of(paused).map((r) => [r.status, r.due_at, r.locked_until]), Array(3).fill(['failed', null, null]), 'the paused subscription\'s due deliveries leave the queue, failed')
   assert.ok(of(live).every((r) => r.status === 'pending' && r.due_at !== null && r.locked_until !== null), 'the live ones are leased')
 })
+
+test('a claim given the subscriptions to plan from (the worker\'s fast path) claims from those only; excluded deliveries are left alone whatever their lease says', async () => {
+  const { opened, store, tenantId, keyId } = env
+  await opened.db.updateTable('webhooks').set({ active: 0 } as never).where('tenant_id', '=', tenantId).execute()
+  const hook = () => insertWebhook(opened.db, tenantId, { events: JSON.stringify(['order.created']) })
+  const [named, other] = [await hook(), await hook()] as [string, string]
+  const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId, keyId }
+  for (let i = 0; i < 3; i++) await withTx(opened.db, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
+  const ofHook = (id: string) => opened.db.selectFrom('deliveries').select(['id', 'locked_by']).where('webhook_id', '=', id).orderBy('id').execute()
+  // One of the named subscription's deliveries: a lease of ours that ran out while its attempt was still being recorded.
+  const [stale] = await ofHook(named)
+  await opened.db.updateTable('deliveries').set({ locked_by: 'store-claim-fast', locked_until: new Date(Date.now() - 1000).toISOString() } as never)
+    .where('id', '=', stale!.id).execute()
+  const now = new Date().toISOString()
+  const seen: string[][] = []
+  const claim: Claim = {
+    now, leaseUntil: new Date(Date.now() + 60_000).toISOString(), owner: 'store-claim-fast',
+    queued: [{ webhook_id: named, tenant_id: tenantId, due: now, ready: 3 }],
+    exclude: [stale!.id],
+    plan: (queued) => {
+      seen.push(queued.map((q) => q.webhook_id))
+      return queued.map((q) => ({ webhook_id: q.webhook_id, limit: 10 }))
+    },
+  }
+  const { jobs } = await store.cycle([], claim)
+  assert.deepEqual(seen, [[named]], 'planned once, from the subscriptions given: the queue (where the other one waits too) was not read')
+  assert.equal(jobs.length, 2)
+  assert.ok(jobs.every((j) => j.webhook_id === named && j.id !== stale!.id), 'the excluded delivery is not claimed again')
+  assert.ok((await ofHook(other)).every((r) => r.locked_by === null), 'nothing of the subscription not named is claimed')
+})

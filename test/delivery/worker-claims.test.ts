@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { DEFAULT_CONFIG } from '../../src/config.ts'
+import type { FreshWork } from '../../src/context.ts'
+import { withTx } from '../../src/db/tx.ts'
+import type { DeliveryStore } from '../../src/delivery/port.ts'
+import { createSender } from '../../src/delivery/send.ts'
+import { startWorker, type Worker } from '../../src/delivery/worker.ts'
+import { emit } from '../../src/events/emit.ts'
+import { systemClock } from '../../src/lib/clock.ts'
+import { createLogger } from '../../src/lib/logger.ts'
+import { startReceiver, type Receiver } from '../helpers/receiver.ts'
+import { insertWebhook, storeUnderTest } from '../helpers/store.ts'
+
+// How the worker claims (issue 15, PostgreSQL's event → receipt time), on the suite's engine
+// with a real receiver. The fast path: the subscriptions a commit in this process just gave
+// deliveries are claimed at once, from what the commit named, without reading the queue first
+// and beside a cycle that may be in progress. The planner's limits hold across two claims in
+// flight (a plan's slots count as in flight until its claim returns); while the engine is
+// behind only the ordinary round-robin cycle deals; and a slot is free once its answer is in.
+
+let env: Awaited<ReturnType<typeof storeUnderTest>>
+const receivers: Receiver[] = []
+const workers: Worker[] = []
+before(async () => { env = await storeUnderTest() })
+after(async () => {
+  await Promise.all(workers.map((w) => w.stop(0)))
+  await Promise.all(receivers.map((r) => r.close()))
+  await env.close()
+})
+
+/** Every store call noted: which subscriptions a fast claim named (null: the queue was read), how many jobs came back. */
+interface Noted { queued: string[] | null; jobs: number }
+let _last: Noted[] = []
+
+/** The store of the test's database, noting each cycle; `hold`, when given, delays the return of ordinary cycles that claimed something. */
+function observed(hold?: () => Promise<void>): { store: DeliveryStore; cycles: Noted[] } {
+  const cycles: Noted[] = []
+  _last = cycles
+  const inner = env.store
+  return {
+    cycles,
+    store: {
+      ...inner,
+      cycle: async (outcomes, claim) => {
+        const r = await inner.cycle(outcomes, claim)
+        if (claim) cycles.push({ queued: claim.queued ? claim.queued.map((q) => q.webhook_id).sort() : null, jobs: r.jobs.length })
+        if (claim && !claim.queued && r.jobs.length > 0 && hold) await hold()
+        return r
+      },
+    },
+  }
+}
+
+function worker(store: DeliveryStore, slots?: Parameters<typeof startWorker>[0]['slots']): Worker {
+  const w = startWorker({
+    store, clock: systemClock, logger: createLogger('silent'), userAgent: 'travelops/test', retryBaseMs: 3_600_000, timeoutMs: 5000,
+    sender: createSender({ timeoutMs: 5000, allowPrivate: true, userAgent: 'travelops/test', connectionsPerKey: 8 }),
+    pollMs: 60_000, slots,
+  })
+  workers.push(w)
+  return w
+}
+
+/** `n` order.created events in one transaction; `notify` hears what the commit queued. */
+async function commit(n: number, notify: (fresh?: FreshWork) => void = () => {}): Promise<void> {
+  const ctx = { db: env.opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify, tenantId: env.tenantId, keyId: env.keyId }
+  await withTx(env.opened.db, async (scope) => {
+    for (let i = 0; i < n; i++) await emit(scope, ctx, 'order.created', { id: `ord_${i}` })
+  })
+}
+
+async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
+  for (const end = Date.now() + ms; !ok(); await sleep(5)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(_last)}`)
+}
+
+/** Subscriptions of the test's tenant to order.created, pointing at `rx`; the earlier tests' are paused. */
+async function subscriptions(rx: Receiver, n: number): Promise<string[]> {
+  await env.opened.db.updateTable('webhooks').set({ active: 0 } as never).where('tenant_id', '=', env.tenantId).execute()
+  const ids: string[] = []
+  for (let i = 0; i < n; i++) ids.push(await insertWebhook(env.opened.db, env.tenantId, { url: rx.url, events: JSON.stringify(['order.created']) }))
+  return ids.sort()
+}
+
+async function receiver(respond?: NonNullable<Parameters<typeof startReceiver>[0]>['respond']): Promise<Receiver> {
+  const rx = await startReceiver({ respond })
+  receivers.push(rx)
+  return rx
+}
+
+test('a commit\'s deliveries are claimed from the subscriptions it named, without a queue read', async () => {
+  const rx = await receiver()
+  const hooks = await subscriptions(rx, 2)
+  const { store, cycles } = observed()
+  const w = worker(store)
+  await until('the first cycle', () => cycles.length > 0)
+  const before = cycles.length
+  await commit(1, (fresh) => w.wake(fresh))
+  await rx.waitFor(2)
+  assert.deepEqual(cycles[before], { queued: hooks, jobs: 2 }, 'the next store call after the commit is the fast claim, and it claims both')
+  await w.stop() // each test's worker is the only one claiming
+})
+
+test('a fast claim beside a cycle whose claim has not returned yet: together they never exceed a subscription\'s limit', async () => {
+  let now = 0
+  let peak = 0
+  const rx = await receiver(async () => {
+    peak = Math.max(peak, ++now)
+    await sleep(150)
+    now--
+    return { status: 200 }
+  })
+  await subscriptions(rx, 1)
+  await commit(3) // queued before the worker starts: its first cycle reads them and claims 2
+  let gate!: () => void
+  const held = new Promise<void>((r) => (gate = r))
+  let holding = true
+  const { store, cycles } = observed(() => (holding ? held : Promise.resolve()))
+  const w = worker(store, { perHook: 2, maxPerHook: 2 })
+  await until('the first cycle to claim', () => cycles.some((c) => c.queued === null && c.jobs === 2))
+  // Its 2 slots are dealt but its jobs not started: the fast claim must see them as taken.
+  await commit(3, (fresh) => w.wake(fresh))
+  await until('the fast claim', () => cycles.some((c) => c.queued !== null))
+  holding = false
+  gate()
+  await rx.waitFor(6, 10_000)
+  assert.equal(cycles.find((c) => c.queued !== null)?.jobs, 0, 'the fast claim got nothing: the subscription\'s 2 slots were reserved')
+  assert.equal(peak, 2, 'never more than the limit at the receiver')
+  await w.stop()
+})
+
+test('while the engine is behind (every process-wide slot taken with due work left), a commit wakes the round-robin cycle, not the fast path', async () => {
+  let release!: () => void
+  const open = new Promise<void>((r) => (release = r))
+  const rx = await receiver(async () => {
+    await open
+    return { status: 200 }
+  })
+  await subscriptions(rx, 2)
+  await commit(3) // 3 due for each of the 2 subscriptions
+  const { store, cycles } = observed()
+  const w = worker(store, { total: 2 })
+  await rx.waitFor(2) // one slot each; the 4 others wait: behind
+  const before = cycles.length
+  await commit(1, (fresh) => w.wake(fresh))
+  await until('the cycle the commit woke', () => cycles.length > before)
+  assert.deepEqual(cycles.filter((c) => c.queued !== null), [], 'no fast claim while behind')
+  release()
+  await rx.waitFor(8, 10_000)
+  await w.stop()
+})
+
+test('a process-wide slot is free again when its answer is in: the cycle that records it already deals it (no wait for the poll)', async () => {
+  const rx = await receiver()
+  await subscriptions(rx, 2)
+  await commit(3) // 3 due for each of the 2 subscriptions, 2 slots in all, a poll far away
+  const { store } = observed()
+  const w = worker(store, { total: 2 })
+  await rx.waitFor(6, 5000)
+  await w.stop()
+})
