@@ -1,4 +1,4 @@
-import type { QueuedHook } from './port.ts'
+import { READY_CAP, type QueuedHook } from './port.ts'
 
 export interface SlotLimits {
   /** Attempts in flight in the whole process. */
@@ -30,6 +30,12 @@ export interface Plan {
    * take: the engine is behind, and only the round-robin should deal what frees up.
    */
   short: boolean
+  /**
+   * Due work was left undealt (a limit, the process-wide slots, or more than the queue read
+   * counts): the queue must be read again when slots free up. False: this plan took everything
+   * due that it was shown.
+   */
+  left: boolean
 }
 
 /**
@@ -101,7 +107,8 @@ export class FairPlanner {
     }
     if (this.#lastHook.size > 10_000) this.#lastHook.clear() // tenants come and go; the rotation may restart
     const short = room <= 0 && tenants.some((t) => tenantFree.get(t)! > 0 && order.get(t)!.some((h) => h.free > 0))
-    return { hooks: [...dealt].map(([webhook_id, limit]) => ({ webhook_id, limit })), nextDueMs, short }
+    const left = queued.some((h) => h.due !== null && h.due <= now && (h.ready >= READY_CAP || h.ready > (dealt.get(h.webhook_id) ?? 0)))
+    return { hooks: [...dealt].map(([webhook_id, limit]) => ({ webhook_id, limit })), nextDueMs, short, left }
   }
 }
 

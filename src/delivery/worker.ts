@@ -58,6 +58,8 @@ interface Running {
   job: Job
   abort: AbortController
   done: Promise<void>
+  /** When it was started (performance.now()). */
+  at: number
 }
 
 /**
@@ -88,6 +90,14 @@ export function startWorker(o: WorkerOptions): Worker {
   /** Subscriptions that local commits gave deliveries since the last fast claim, with how many. */
   const fresh = new Map<string, QueuedHook>()
   let claimingFresh: Promise<void> | undefined
+  /**
+   * The queue must be read: at start, at the poll or a due time, after a wake without hints,
+   * while a plan left due work undealt. Otherwise a cycle that records answers does not read
+   * it: every delivery queued since was named by its commit and claimed by the fast path.
+   */
+  let needRead = true
+  /** When the last wake without hints came (performance.now()). */
+  let plainWakeAt = -1
   let stopping = false
   let ticking: Promise<void> | undefined
   let again = false
@@ -107,16 +117,28 @@ export function startWorker(o: WorkerOptions): Worker {
   }, Math.max(100, Math.floor(leaseMs / 3)))
   renewal.unref()
 
+  /** The next look at the queue: the poll, or the earliest queued delivery not yet due. */
   const schedule = (ms: number) => {
     if (stopping) return
     clearTimeout(timer)
-    timer = setTimeout(run, Math.max(0, ms))
+    timer = setTimeout(look, Math.max(0, ms))
     timer.unref()
+  }
+
+  /** A cycle that reads the queue (a cycle that only records outcomes does not, unless it must: see tick()). */
+  function look(): void {
+    needRead = true
+    run()
   }
 
   function wake(hint?: FreshWork): void {
     if (stopping) return
-    if (!hint || hint.webhookIds.length === 0) return run()
+    if (!hint || hint.webhookIds.length === 0) {
+      // Work from elsewhere (another process, a retry asked over the API): also look again
+      // once the attempts in flight now are recorded (a manual retry of one may be due then).
+      plainWakeAt = performance.now()
+      return look()
+    }
     for (const id of hint.webhookIds) {
       const q = fresh.get(id)
       if (q) q.ready++
@@ -136,7 +158,7 @@ export function startWorker(o: WorkerOptions): Worker {
     if (claimingFresh || fresh.size === 0 || stopping) return
     if (behind) {
       fresh.clear()
-      return run()
+      return look()
     }
     const now = o.clock.now()
     const queued = [...fresh.values()].map((q) => ({ ...q, due: now.toISOString(), ready: Math.min(q.ready, READY_CAP) }))
@@ -150,11 +172,11 @@ export function startWorker(o: WorkerOptions): Worker {
       c.release()
       if (stopping) await o.store.release(jobs.map((j) => j.id), owner)
       else for (const job of jobs) _start(job)
-      if (partial) run()
+      if (partial) look()
     }, (err: unknown) => {
       c.release()
       o.logger.warn('delivery fast claim failed; the next cycle claims instead', { error: String(err) })
-      run()
+      look()
     }).finally(() => {
       claimingFresh = undefined
       _claimFresh()
@@ -224,9 +246,16 @@ export function startWorker(o: WorkerOptions): Worker {
     recorded = []
     let wait = pollMs
     let jobs: Job[] = []
-    const c = stopping ? undefined : _claim(o.clock.now(), undefined, (p) => {
+    // Read the queue (and claim from it) when told to, or when an answer may have queued work
+    // again: a failure (its retry), a manual attempt, an attempt that was in flight when work
+    // came from elsewhere. A cycle with only other successes just records them.
+    const requeues = batch.some((x) => x.job.manual > 0 || (running.get(x.job.id)?.at ?? 0) <= plainWakeAt)
+    const read = !stopping && (needRead || requeues || batch.some((x) => !x.delivered))
+    if (read) needRead = false
+    const c = read ? _claim(o.clock.now(), undefined, (p) => {
       if (p.nextDueMs !== null) wait = Math.min(wait, p.nextDueMs)
-    })
+      if (p.left) needRead = true
+    }) : undefined
     recording = batch.map((x) => x.job.id)
     try {
       if (batch.length > 0 || c) {
@@ -237,13 +266,17 @@ export function startWorker(o: WorkerOptions): Worker {
         }
       }
     } catch (err) {
+      if (read) needRead = true
       if (batch.length > 0) o.logger.error('could not record delivery attempts; they will be retried when their lease expires', { error: String(err) })
       else throw err
     } finally {
       recording = []
       c?.release()
       for (const done of settle) done()
-      schedule(wait)
+      if (read) schedule(wait)
+      // A store may leave the deliveries it records out of the claim beside it (PostgreSQL):
+      // one queued again by this recording is claimed by the next cycle.
+      if (requeues) look()
     }
     for (const job of jobs) _start(job)
   }
@@ -251,7 +284,7 @@ export function startWorker(o: WorkerOptions): Worker {
   function _start(job: Job): void {
     _count(job, 1)
     const abort = new AbortController()
-    const entry: Running = { job, abort, done: Promise.resolve() }
+    const entry: Running = { job, abort, done: Promise.resolve(), at: performance.now() }
     entry.done = _attempt(job, abort.signal).finally(() => running.delete(job.id))
     running.set(job.id, entry)
   }

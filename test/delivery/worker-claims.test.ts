@@ -7,6 +7,7 @@ import { withTx } from '../../src/db/tx.ts'
 import type { DeliveryStore } from '../../src/delivery/port.ts'
 import { createSender } from '../../src/delivery/send.ts'
 import { startWorker, type Worker } from '../../src/delivery/worker.ts'
+import { requeueDeliveries } from '../../src/delivery/requeue.ts'
 import { emit } from '../../src/events/emit.ts'
 import { systemClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
@@ -30,8 +31,8 @@ after(async () => {
   await env.close()
 })
 
-/** Every store call noted: which subscriptions a fast claim named (null: the queue was read), how many jobs came back. */
-interface Noted { queued: string[] | null; jobs: number }
+/** Every store call noted: outcomes recorded, whether the queue was read, which subscriptions a fast claim named, how many jobs came back. */
+interface Noted { outcomes: number; read: boolean; queued: string[] | null; jobs: number }
 let _last: Noted[] = []
 
 /** The store of the test's database, noting each cycle; `hold`, when given, delays the return of ordinary cycles that claimed something. */
@@ -45,7 +46,7 @@ function observed(hold?: () => Promise<void>): { store: DeliveryStore; cycles: N
       ...inner,
       cycle: async (outcomes, claim) => {
         const r = await inner.cycle(outcomes, claim)
-        if (claim) cycles.push({ queued: claim.queued ? claim.queued.map((q) => q.webhook_id).sort() : null, jobs: r.jobs.length })
+        cycles.push({ outcomes: outcomes.length, read: !!claim && !claim.queued, queued: claim?.queued ? claim.queued.map((q) => q.webhook_id).sort() : null, jobs: r.jobs.length })
         if (claim && !claim.queued && r.jobs.length > 0 && hold) await hold()
         return r
       },
@@ -98,7 +99,9 @@ test('a commit\'s deliveries are claimed from the subscriptions it named, withou
   const before = cycles.length
   await commit(1, (fresh) => w.wake(fresh))
   await rx.waitFor(2)
-  assert.deepEqual(cycles[before], { queued: hooks, jobs: 2 }, 'the next store call after the commit is the fast claim, and it claims both')
+  assert.deepEqual(cycles[before], { outcomes: 0, read: false, queued: hooks, jobs: 2 }, 'the next store call after the commit is the fast claim, and it claims both')
+  await until('both answers recorded', () => cycles.slice(before).reduce((n, c) => n + c.outcomes, 0) === 2)
+  assert.deepEqual(cycles.slice(before + 1).filter((c) => c.read || c.queued), [], 'recording two successes reads nothing: nothing else was queued')
   await w.stop() // each test's worker is the only one claiming
 })
 
@@ -118,7 +121,7 @@ test('a fast claim beside a cycle whose claim has not returned yet: together the
   let holding = true
   const { store, cycles } = observed(() => (holding ? held : Promise.resolve()))
   const w = worker(store, { perHook: 2, maxPerHook: 2 })
-  await until('the first cycle to claim', () => cycles.some((c) => c.queued === null && c.jobs === 2))
+  await until('the first cycle to claim', () => cycles.some((c) => c.read && c.jobs === 2))
   // Its 2 slots are dealt but its jobs not started: the fast claim must see them as taken.
   await commit(3, (fresh) => w.wake(fresh))
   await until('the fast claim', () => cycles.some((c) => c.queued !== null))
@@ -158,5 +161,22 @@ test('a process-wide slot is free again when its answer is in: the cycle that re
   const { store } = observed()
   const w = worker(store, { total: 2 })
   await rx.waitFor(6, 5000)
+  await w.stop()
+})
+
+test('work from elsewhere while an attempt is in flight (a manual retry of it) is claimed once that attempt is recorded, not at the poll', async () => {
+  const rx = await receiver((_req, n) => ({ status: n === 0 ? 500 : 200, delayMs: n === 1 ? 300 : 0 }))
+  const [hook] = await subscriptions(rx, 1)
+  const w = startWorker({
+    store: observed().store, clock: systemClock, logger: createLogger('silent'), userAgent: 'travelops/test', retryBaseMs: 50, timeoutMs: 5000,
+    sender: createSender({ timeoutMs: 5000, allowPrivate: true, userAgent: 'travelops/test' }), pollMs: 60_000, random: () => 0,
+  })
+  workers.push(w)
+  await commit(1, (fresh) => w.wake(fresh))
+  await rx.waitFor(2) // the first attempt failed; its automatic retry is in flight, answered in 300 ms
+  const [d] = await env.opened.db.selectFrom('deliveries').select('id').where('webhook_id', '=', hook!).execute()
+  assert.deepEqual(await requeueDeliveries(env.opened.db, { ids: [d!.id] }, new Date()), [d!.id])
+  w.wake() // as the API does after a retry: no subscriptions named
+  await rx.waitFor(3, 3000)
   await w.stop()
 })
