@@ -65,7 +65,10 @@ interface Running {
 /**
  * The delivery loop: claim due deliveries fairly (plan.ts) with leases it renews, send each
  * outside any transaction with a deadline of its own, record outcomes in batches, schedule
- * retries. Talks to the database only through the store port (port.ts). Never imports http/.
+ * retries. Two ways in: a cycle that reads the queue and deals its free slots round-robin, and
+ * the fast path, which claims what a commit in this process just queued from the subscriptions
+ * the commit named (no queue read, no wait for a cycle in progress). Talks to the database only
+ * through the store port (port.ts). Never imports http/.
  */
 export function startWorker(o: WorkerOptions): Worker {
   const owner = `wrk_${randomUUID()}`
@@ -107,7 +110,9 @@ export function startWorker(o: WorkerOptions): Worker {
 
   const ready = (async () => {
     await o.store.recover(owner)
-    if (o.store.listen) unlisten = await o.store.listen(() => wake())
+    // Another process committed work: read the queue. (A manual retry asked there of an attempt in
+    // flight here is claimed by the next read after its recording, at the latest the poll's.)
+    if (o.store.listen) unlisten = await o.store.listen(() => stopping || look())
   })().catch((err: unknown) => o.logger.error('delivery store could not start', { error: String(err) }))
   const renewal = setInterval(() => {
     const ids = [...running.keys()]
@@ -134,8 +139,8 @@ export function startWorker(o: WorkerOptions): Worker {
   function wake(hint?: FreshWork): void {
     if (stopping) return
     if (!hint || hint.webhookIds.length === 0) {
-      // Work from elsewhere (another process, a retry asked over the API): also look again
-      // once the attempts in flight now are recorded (a manual retry of one may be due then).
+      // Work queued here without naming it (a retry or replay asked over the API): also look
+      // again once the attempts in flight now are recorded (a manual retry of one is due then).
       plainWakeAt = performance.now()
       return look()
     }
