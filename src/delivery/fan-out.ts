@@ -6,8 +6,8 @@ import { newId } from '../lib/ids.ts'
 
 /**
  * An event and one pending delivery per active subscription of its tenant that asked for it
- * (or for `*`), written in the caller's transaction. Returns the subscriptions given a delivery (what the
- * worker's fast path claims from once the transaction commits). On SQLite a
+ * (or for `*`), written in the caller's transaction. Returns the subscriptions given a
+ * delivery (what the worker's fast path claims from once the transaction commits). On SQLite a
  * statement per row (each is a cached statement run in-process), the subscriptions matched
  * here; on PostgreSQL, where each statement is a round trip, one statement writes the event,
  * finds the subscriptions and writes their deliveries (a second one only when the tenant has

@@ -80,7 +80,7 @@ export interface Claim {
    * as always, so a stale or generous entry only claims less.
    */
   queued?: QueuedHook[]
-  /** Deliveries never to claim, whatever their lease says: those this worker still holds (attempts in flight, outcomes being recorded). */
+  /** Deliveries never to claim, whatever their lease says: the worker's fast claim passes those whose answers a cycle beside it is recording. */
   exclude?: string[]
 }
 

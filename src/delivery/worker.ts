@@ -87,6 +87,7 @@ export function startWorker(o: WorkerOptions): Worker {
   let recording: string[] = []
   /** Slots a plan dealt whose claim has not returned yet: counted as in flight, so two claims in flight never exceed a limit. */
   let reservedTotal = 0
+  /** Attempts whose answer has not arrived yet (`running` also holds those whose answer is being recorded). */
   let sending = 0
   /** The last plan ran out of process-wide slots with due work left: only the round-robin deals what frees up. */
   let behind = false
