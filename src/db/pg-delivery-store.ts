@@ -70,7 +70,7 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
     const recording = batched.map((o) => o.job.id)
     const [, jobs] = await Promise.all([
       _recordDelivered(db, batched),
-      claim ? Promise.resolve(_queued(db, claim)).then((queued) => _claimAll(db, claim.plan(queued, claim.now), claim, recording)) : [],
+      claim ? _queued(db, claim).then((queued) => _claimAll(db, claim.plan(queued, claim.now), claim, recording)) : [],
     ])
     return { jobs, disabled: [] }
   }
@@ -108,7 +108,7 @@ async function _health(tx: Tx, o: Outcome, health: HealthPolicy): Promise<Disabl
 }
 
 /** What the claim plans from: the subscriptions it was given (the worker's fast path), or the queue read. */
-function _queued(db: Db | Tx, claim: Claim): Promise<QueuedHook[]> | QueuedHook[] {
+async function _queued(db: Db | Tx, claim: Claim): Promise<QueuedHook[]> {
   return claim.queued ?? _queuedHooks(db, claim.now)
 }
 
