@@ -23,8 +23,15 @@ import { runInNewContext } from 'node:vm'
  * listened, POST cost 494–612 µs. Any V8 flag that changes code makes V8 reject Node's own code
  * cache (25–40 ms more to start); the executable's code cache of the bundle, made under these
  * flags (scripts/package.ts), more than pays it back.
+ *
+ * --no-concurrent-recompilation (2026-11-26, BENCHMARKS.md "TurboFan on the main thread"): the
+ * same for the optimising compiler, which otherwise compiles on V8's worker threads into their
+ * glibc arenas; they kept 4–6 MB after the POST phases (peak RSS over reads and POST 143–144
+ * against 147–153 MB in alternated runs). The compiling is the same work on the main thread, done
+ * while the hot paths warm up; CPU per request did not move beyond the noise (POST 414 against
+ * 406 µs, POST while delivering 719 against 759 µs, medians of four pairs).
  */
-export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--no-maglev']
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--no-maglev', '--no-concurrent-recompilation']
 
 /**
  * V8 flags `serve` sets on itself once it listens (applyServeV8Flags(), from startServer()).
