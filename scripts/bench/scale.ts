@@ -84,6 +84,19 @@ export function sqliteScaleDb(o: OpenSqliteDb): ScaleDb {
   }
 }
 
+/**
+ * Seeded tables vacuumed, analysed and checkpointed, as the SQLite side checkpoints its WAL: a
+ * table that grew over months would have been as it came. Without this, autovacuum's first pass
+ * over the millions of rows just inserted starts within its one-minute nap (seen 50 s after the
+ * seed, for a minute and more), beside whichever measurement comes then: the POST at 1 M, the
+ * delivery loop or the retention figure. CHECKPOINT needs a superuser or pg_checkpoint on a
+ * BENCH_PG_URL server: tried, not required.
+ */
+async function _settle(db: OpenDb['db'], tables: string): Promise<void> {
+  await sql.raw(`VACUUM (ANALYZE) ${tables}`).execute(db)
+  await sql`CHECKPOINT`.execute(db).catch(() => {})
+}
+
 export function pgScaleDb(o: OpenDb): ScaleDb {
   const db = o.db
   return {
@@ -95,7 +108,7 @@ export function pgScaleDb(o: OpenDb): ScaleDb {
           (ARRAY['pending', 'confirmed', 'cancelled', 'completed'])[i % 4 + 1], NULL, ${c.customer}, ${c.items}, 33400, 'EUR', '2027-06-01',
           CASE WHEN i % 3 = 0 THEN 'Window seats if possible' END, ${c.metadata}, ${c.now}, ${c.now}
         FROM generate_series(1, ${n}::int) AS i`.execute(db)
-      await sql`ANALYZE orders`.execute(db)
+      await _settle(db, 'orders')
     },
     async seedFinished(tenantId, webhookIds, events, at) {
       const a = at.toISOString()
@@ -109,14 +122,7 @@ export function pgScaleDb(o: OpenDb): ScaleDb {
         await sql`INSERT INTO delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
           SELECT ${del} || lpad(to_hex(i), 12, '0'), 1, ${tenantId}, ${a}, 'auto', 200, 5, NULL, 'ok' FROM generate_series(0, ${events * k - 1}::int) AS i`.execute(tx)
       })
-      // As the SQLite side checkpoints its WAL: a table that grew over months would have been
-      // vacuumed and checkpointed as it came. Without this, autovacuum's first pass over the
-      // millions of rows just inserted starts within its one-minute nap (seen 50 s after the seed,
-      // for a minute and more), beside whichever measurement comes then: the POST at 1 M, the
-      // delivery loop or the retention figure. CHECKPOINT needs a superuser or pg_checkpoint on a
-      // BENCH_PG_URL server: tried, not required.
-      await sql`VACUUM (ANALYZE) orders, events, deliveries, delivery_attempts`.execute(db)
-      await sql`CHECKPOINT`.execute(db).catch(() => {})
+      await _settle(db, 'events, deliveries, delivery_attempts')
     },
     async expired(cutoff) {
       const c = cutoff.toISOString()
