@@ -59,7 +59,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     retryBaseMs: config.retryBaseMs,
     timeoutMs: config.deliveryTimeoutMs,
   })
-  const notify: AppDeps['notify'] = store.announce ? (fresh) => (worker.wake(fresh), store.announce!()) : (fresh) => worker.wake(fresh)
+  // Work committed here is this worker's; it tells the other processes only of what it cannot take.
+  const notify: AppDeps['notify'] = (fresh) => worker.wake(fresh)
   const deps: AppDeps = { db: opened.db, engine, clock, config, logger, notify, resolve: opts.resolve, metrics }
   const app = createApp(deps)
   let listening: Listening

@@ -11,7 +11,8 @@ import type { Database } from './schema.ts'
  * outcomes recorded, then due deliveries claimed with `FOR UPDATE SKIP LOCKED`, so two
  * processes never lease the same delivery and never wait for each other's rows. Leases are
  * never freed at start: another process may hold them; a dead process's leases expire.
- * New work committed by any process is announced with NOTIFY and heard with LISTEN.
+ * Due work a process cannot take itself (its worker's limits reached, or it is stopping) is
+ * announced with NOTIFY and heard with LISTEN by the others; what it takes itself is not.
  */
 
 const CHANNEL = 'travelops_work'
@@ -20,8 +21,8 @@ type Tx = Transaction<Database>
 
 export function pgDeliveryStore(db: Db, url: string, health: HealthPolicy = { disableAfterMs: 0 }): DeliveryStore & { announce(): void } {
   let announcing = false
-  // Signs this store's announcements: the commit that announced already woke this process's
-  // worker directly (server.ts), so hearing its own NOTIFY again would only cost a cycle.
+  // Signs this store's announcements: they are for the other processes (this one's worker
+  // already knows what it could not take), so hearing its own NOTIFY would only cost a cycle.
   const self = randomUUID()
   return {
     recover: async () => {},
@@ -47,8 +48,8 @@ export function pgDeliveryStore(db: Db, url: string, health: HealthPolicy = { di
         await client.end().catch(() => {})
       }
     },
-    // After a commit that queued deliveries: one NOTIFY at a time (a burst of commits needs one
-    // wake-up each way, not one per commit), for the other processes' workers.
+    // When the worker leaves due work it cannot take: one NOTIFY at a time (a burst needs one
+    // wake-up each way, not one per call), for the other processes' workers.
     announce: () => {
       if (announcing) return
       announcing = true

@@ -128,6 +128,6 @@ export interface DeliveryStore {
   release(ids: string[], owner: string): Promise<void>
   /** Wake-ups from other processes (new work committed elsewhere); returns a stop function. Optional. */
   listen?(wake: () => void): Promise<() => Promise<void>>
-  /** Tells the other processes' listen() that work was committed here (PostgreSQL NOTIFY). Optional. */
+  /** Tells the other processes' listen() that due work is waiting that this process cannot take now (PostgreSQL NOTIFY). Optional. */
   announce?(): void
 }

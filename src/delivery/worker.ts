@@ -137,8 +137,19 @@ export function startWorker(o: WorkerOptions): Worker {
     run()
   }
 
+  /**
+   * Due work this process cannot take now (its limits are reached, a fast claim failed, it is
+   * stopping): the other processes are told (PostgreSQL's NOTIFY), so one with free slots
+   * claims it at once instead of at its poll. Work this process claims itself is announced to
+   * no one: with two processes, each hearing the other's every commit cost a queue read that
+   * mostly found the work already claimed (BENCHMARKS.md, "Two processes: …").
+   */
+  function handOff(): void {
+    o.store.announce?.()
+  }
+
   function wake(hint?: FreshWork): void {
-    if (stopping) return
+    if (stopping) return handOff()
     if (!hint || hint.webhookIds.length === 0) {
       // Work queued here without naming it (a retry or replay asked over the API): also look
       // again once the attempts in flight now are recorded (a manual retry of one is due then).
@@ -164,6 +175,7 @@ export function startWorker(o: WorkerOptions): Worker {
     if (claimingFresh || fresh.size === 0 || stopping) return
     if (behind) {
       fresh.clear()
+      handOff()
       return look()
     }
     const now = o.clock.now()
@@ -176,12 +188,18 @@ export function startWorker(o: WorkerOptions): Worker {
     })
     claimingFresh = ready.then(() => o.store.cycle([], c.claim)).then(async ({ jobs }) => {
       c.release()
-      if (stopping) await o.store.release(jobs.map((j) => j.id), owner)
-      else for (const job of jobs) _start(job)
-      if (partial) look()
+      if (stopping) {
+        await o.store.release(jobs.map((j) => j.id), owner)
+        handOff()
+      } else for (const job of jobs) _start(job)
+      if (partial) {
+        handOff()
+        look()
+      }
     }, (err: unknown) => {
       c.release()
       o.logger.warn('delivery fast claim failed; the next cycle claims instead', { error: String(err) })
+      handOff()
       look()
     }).finally(() => {
       claimingFresh = undefined
@@ -260,7 +278,10 @@ export function startWorker(o: WorkerOptions): Worker {
     if (read) needRead = false
     const c = read ? _claim(o.clock.now(), undefined, (p) => {
       if (p.nextDueMs !== null) wait = Math.min(wait, p.nextDueMs)
-      if (p.left) needRead = true
+      if (p.left) {
+        needRead = true
+        handOff()
+      }
     }) : undefined
     recording = batch.map((x) => x.job.id)
     try {
@@ -412,6 +433,7 @@ export function startWorker(o: WorkerOptions): Worker {
     async stop(graceMs = 8_000) {
       stopping = true
       clearTimeout(timer)
+      if (fresh.size > 0) handOff()
       fresh.clear()
       await claimingFresh // its jobs are given back, not started
       const all = () => Promise.allSettled([...running.values()].map((r) => r.done))
@@ -423,6 +445,7 @@ export function startWorker(o: WorkerOptions): Worker {
         for (const r of unsent) r.abort.abort()
         await all() // aborted sends end at once; answers that arrived are recorded by the cycles they start
         await o.store.release(unsent.map((r) => r.job.id), owner).catch(() => {})
+        if (unsent.length > 0) handOff()
       }
       while (ticking) await ticking
       if (outcomes.length > 0) await tick().catch((err: unknown) => o.logger.error('could not record delivery attempts', { error: String(err) }))

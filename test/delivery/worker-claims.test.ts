@@ -36,14 +36,18 @@ interface Noted { outcomes: number; read: boolean; queued: string[] | null; jobs
 let _last: Noted[] = []
 
 /** The store of the test's database, noting each cycle; `hold`, when given, delays the return of ordinary cycles that claimed something. */
-function observed(hold?: () => Promise<void>): { store: DeliveryStore; cycles: Noted[] } {
+function observed(hold?: () => Promise<void>): { store: DeliveryStore; cycles: Noted[]; announced: { count: number } } {
   const cycles: Noted[] = []
   _last = cycles
   const inner = env.store
+  const announced = { count: 0 }
   return {
     cycles,
+    announced,
     store: {
       ...inner,
+      // What would be NOTIFY on PostgreSQL, counted on either engine (not sent on: this worker is the only one).
+      announce: () => void announced.count++,
       cycle: async (outcomes, claim) => {
         const r = await inner.cycle(outcomes, claim)
         cycles.push({ outcomes: outcomes.length, read: !!claim && !claim.queued, queued: claim?.queued ? claim.queued.map((q) => q.webhook_id).sort() : null, jobs: r.jobs.length })
@@ -103,6 +107,40 @@ test('a commit\'s deliveries are claimed from the subscriptions it named, withou
   await until('both answers recorded', () => cycles.slice(before).reduce((n, c) => n + c.outcomes, 0) === 2)
   assert.deepEqual(cycles.slice(before + 1).filter((c) => c.read || c.queued), [], 'recording two successes reads nothing: nothing else was queued')
   await w.stop() // each test's worker is the only one claiming
+})
+
+test('work this process takes itself is announced to no other process', async () => {
+  const rx = await receiver()
+  await subscriptions(rx, 2)
+  const { store, cycles, announced } = observed()
+  const w = worker(store)
+  await until('the first cycle', () => cycles.length > 0)
+  for (let i = 0; i < 3; i++) await commit(2, (fresh) => w.wake(fresh))
+  await rx.waitFor(12)
+  await until('every answer recorded', () => cycles.reduce((n, c) => n + c.outcomes, 0) === 12)
+  assert.equal(announced.count, 0)
+  await w.stop()
+})
+
+test('work this process cannot take now (a subscription\'s limit reached) is announced to the others', async () => {
+  let release!: () => void
+  const open = new Promise<void>((r) => (release = r))
+  const rx = await receiver(async () => {
+    await open
+    return { status: 200 }
+  })
+  await subscriptions(rx, 1)
+  const { store, cycles, announced } = observed()
+  const w = worker(store, { perHook: 1, maxPerHook: 1 })
+  await until('the first cycle', () => cycles.length > 0)
+  await commit(1, (fresh) => w.wake(fresh))
+  await rx.waitFor(1) // its one slot is taken until the receiver answers
+  assert.equal(announced.count, 0, 'nothing left over yet')
+  await commit(2, (fresh) => w.wake(fresh))
+  await until('the left-over work announced', () => announced.count > 0)
+  release()
+  await rx.waitFor(3, 10_000)
+  await w.stop()
 })
 
 test('a fast claim beside a cycle whose claim has not returned yet: together they never exceed a subscription\'s limit', async () => {
