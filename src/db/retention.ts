@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
-import type { Db } from './connect.ts'
+import { isPostgres, type Db } from './connect.ts'
 import type { Database } from './schema.ts'
 
 /** Finished deliveries a prune step deletes at most (with their attempts and events), or events it looks at: one short write transaction, a few ms. */
@@ -37,9 +37,13 @@ export async function pruneStep(db: Db, cutoff: string, cursor: EventCursor | nu
   return db.transaction().execute(async (tx) => {
     const noDelivery = (eb: ExpressionBuilder<Database, 'events'>) =>
       eb.not(eb.exists(eb.selectFrom('deliveries as d').select('d.id').whereRef('d.event_id', '=', 'events.id')))
+    // On PostgreSQL the API writes beside this step: the rows are locked as they are read, and
+    // one being queued again right now (a retry) is skipped, so it is not deleted once it is no
+    // longer finished. (SQLite has one writer: nothing runs between these statements.)
     const done = await tx.selectFrom('deliveries').select(['id', 'event_id'])
       .where('due_at', 'is', null).where(_finishedAt, '<', cutoff)
-      .orderBy(_finishedAt).limit(PRUNE_BATCH).execute()
+      .orderBy(_finishedAt).limit(PRUNE_BATCH)
+      .$if(isPostgres(db), (q) => q.forUpdate().skipLocked()).execute()
     if (done.length > 0) {
       const ids = done.map((d) => d.id)
       let deleted = Number((await tx.deleteFrom('delivery_attempts').where('delivery_id', 'in', ids).executeTakeFirst()).numDeletedRows)
