@@ -5,6 +5,7 @@ import type { Config } from './config.ts'
 import type { Logger } from './lib/logger.ts'
 import type { ResolveAll } from './delivery/guard-connect.ts'
 import type { Metrics } from './http/metrics.ts'
+import type { Job, Lease } from './delivery/port.ts'
 
 /** What the process shares: database, clock, configuration, logger, the worker's doorbell. */
 export interface AppDeps {
@@ -19,6 +20,12 @@ export interface AppDeps {
    * given one, when known (the worker claims those at once instead of reading the queue first).
    */
   notify: (fresh?: FreshWork) => void
+  /**
+   * The lease this process's delivery worker offers for the deliveries a transaction is about
+   * to write (null: none now — it is behind or stopping); with one, they are written already
+   * leased to it and given to it by notify() (`FreshWork.jobs`). Absent outside `serve`.
+   */
+  lease?: () => Lease | null
   /** Host name resolution for webhook targets (default: the system resolver). */
   resolve?: ResolveAll
   /** With `--metrics`: counters and histograms (http/metrics.ts). */
@@ -29,6 +36,8 @@ export interface AppDeps {
 export interface FreshWork {
   tenantId: string
   webhookIds: readonly string[]
+  /** Those deliveries, when they were written under the worker's lease: its jobs, ready to send. */
+  jobs?: readonly Job[]
 }
 
 /** What a request's services get: the shared deps plus the caller's tenant and key. */

@@ -1,24 +1,53 @@
 import { sql } from 'kysely'
 import { compiled } from '../db/compiled.ts'
 import { isPostgres } from '../db/connect.ts'
+import { storedHeaders } from '../db/delivery-store.ts'
 import type { Tx } from '../db/tx.ts'
 import { newId } from '../lib/ids.ts'
+import type { Job, Lease } from './port.ts'
+
+/** What writeEvent() wrote: the subscriptions given a delivery, and, under a lease, those deliveries as the worker's jobs. */
+export interface Written {
+  hooks: string[]
+  jobs?: Job[]
+}
+
+interface Target { id: string; url: string; secret: string; headers: string; retry_count: number }
 
 /**
  * An event and one pending delivery per active subscription of its tenant that asked for it
  * (or for `*`), written in the caller's transaction. Returns the subscriptions given a
- * delivery (what the worker's fast path claims from once the transaction commits). On SQLite a
- * statement per row (each is a cached statement run in-process), the subscriptions matched
- * here; on PostgreSQL, where each statement is a round trip, one statement writes the event,
- * finds the subscriptions and writes their deliveries (a second one only when the tenant has
- * more matching subscriptions than delivery ids were sent along).
+ * delivery. With a `lease` (the worker of the process committing, when it has room), the
+ * deliveries are written already leased to that worker and come back as its jobs, with what
+ * sending needs (the subscription's url, secret, headers): once the transaction commits the
+ * worker sends them at once, with no claim in between (worker.ts). Without one, the worker's
+ * fast path claims from the subscriptions returned. On SQLite a statement per row (each is a
+ * cached statement run in-process), the subscriptions matched here; on PostgreSQL, where each
+ * statement is a round trip, one statement writes the event, finds the subscriptions and
+ * writes their deliveries (a second one only when the tenant has more matching subscriptions
+ * than delivery ids were sent along).
  */
-export async function writeEvent(tx: Tx, event: { id: string; tenantId: string; name: string; at: string; payload: string }): Promise<string[]> {
-  if (isPostgres(tx)) return _writeEventPg(tx, event)
+export async function writeEvent(tx: Tx, event: EventRow, lease?: Lease | null): Promise<Written> {
+  if (isPostgres(tx)) return _writeEventPg(tx, event, lease ?? undefined)
   const targets = (await _subscriptions(tx, event.tenantId)).filter((w) => _wants(w.events, event.name))
   await insertEvent(tx, event.id, event.tenantId, event.name, event.payload, event.at)
-  for (const w of targets) await insertDelivery(tx, newId('del'), event.tenantId, w.id, event.id, event.name, event.at)
-  return targets.map((w) => w.id)
+  const ids = targets.map(() => newId('del'))
+  for (const [i, w] of targets.entries()) {
+    if (lease) await _insertLeased(tx, ids[i]!, event.tenantId, w.id, event.id, event.name, event.at, lease.until, lease.owner)
+    else await insertDelivery(tx, ids[i]!, event.tenantId, w.id, event.id, event.name, event.at)
+  }
+  return { hooks: targets.map((w) => w.id), jobs: lease ? targets.map((w, i) => _job(event, ids[i]!, w, lease)) : undefined }
+}
+
+interface EventRow { id: string; tenantId: string; name: string; at: string; payload: string }
+
+/** A delivery just written under a lease, as the worker's job (what a claim would have returned). */
+function _job(event: EventRow, id: string, w: Target, lease: Lease): Job {
+  return {
+    id, tenant_id: event.tenantId, webhook_id: w.id, event_id: event.id, event: event.name, attempts: 0, retries: 0, manual: 0,
+    next_retry_at: null, status: 'pending', owner: lease.owner, url: w.url, secret: w.secret, headers: storedHeaders(w.headers),
+    retryCount: Number(w.retry_count), payload: event.payload, eventAt: event.at,
+  }
 }
 
 /**
@@ -28,27 +57,32 @@ export async function writeEvent(tx: Tx, event: { id: string; tenantId: string; 
  * snapshot under SERIALIZABLE, so the same numbering). `events` holds a JSON array of names
  * (the API only ever stores one), matched with jsonb's `?` as _wants() does on SQLite.
  */
-async function _writeEventPg(tx: Tx, event: { id: string; tenantId: string; name: string; at: string; payload: string }): Promise<string[]> {
+async function _writeEventPg(tx: Tx, event: EventRow, lease?: Lease): Promise<Written> {
   let ids = _deliveryIds(_lastMatched.get(event.tenantId) ?? 4)
-  const matching = sql`select id, (row_number() over (order by id))::int as n from webhooks
+  const matching = sql`select id, url, secret, headers, retry_count, (row_number() over (order by id))::int as n from webhooks
     where tenant_id = ${event.tenantId} and active = 1 and deleted_at is null and (events::jsonb ? ${event.name} or events::jsonb ? '*')`
-  const insert = (from: number) => sql`insert into deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, manual, created_at, due_at)
-    select (${ids}::text[])[t.n - ${from}], ${event.tenantId}, t.id, ${event.id}, ${event.name}, 'pending', 0, 0, 0, ${event.at}, ${event.at}
+  const insert = (from: number) => sql`insert into deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, manual, created_at, due_at, locked_until, locked_by)
+    select (${ids}::text[])[t.n - ${from}], ${event.tenantId}, t.id, ${event.id}, ${event.name}, 'pending', 0, 0, 0, ${event.at}, ${event.at}, ${lease?.until ?? null}, ${lease?.owner ?? null}
     from t where t.n > ${from} and t.n <= ${from + ids.length}`
-  const { rows } = await sql<{ hooks: string[] | null }>`with e as (insert into events (id, tenant_id, name, payload, created_at)
+  // The subscriptions in id order; under a lease with what sending needs.
+  const targets = lease ? sql`coalesce(json_agg(json_build_object('id', id, 'url', url, 'secret', secret, 'headers', headers, 'retry_count', retry_count) order by n), '[]')`
+    : sql`coalesce(json_agg(json_build_object('id', id) order by n), '[]')`
+  const { rows } = await sql<{ targets: Target[] }>`with e as (insert into events (id, tenant_id, name, payload, created_at)
       values (${event.id}, ${event.tenantId}, ${event.name}, ${event.payload}, ${event.at})),
     t as (${matching}), d as (${insert(0)})
-    select array_agg(id order by n) as hooks from t`.execute(tx)
-  const hooks = rows[0]!.hooks ?? []
-  const matched = hooks.length
+    select ${targets} as targets from t`.execute(tx)
+  const found = rows[0]!.targets
+  const matched = found.length
+  const given = ids.slice(0, matched)
   if (matched > ids.length) {
     const from = ids.length
     ids = _deliveryIds(matched - from)
+    given.push(...ids)
     await sql`with t as (${matching}) ${insert(from)}`.execute(tx)
   }
   if (_lastMatched.size >= 10_000 && !_lastMatched.has(event.tenantId)) _lastMatched.clear()
   _lastMatched.set(event.tenantId, matched)
-  return hooks
+  return { hooks: found.map((w) => w.id), jobs: lease ? found.map((w, i) => _job(event, given[i]!, w, lease)) : undefined }
 }
 
 /** Per tenant, how many subscriptions its last event matched: how many delivery ids the next one sends along. */
@@ -60,7 +94,7 @@ export const insertEvent = compiled((db, id: string, tenant_id: string, name: st
 
 // The tenant's active subscriptions (at most --max-webhooks), matched here rather than in SQL:
 // the same on both engines, and a few dozen short JSON arrays parse in microseconds.
-const _subscriptions = compiled((db, tenantId: string) => db.selectFrom('webhooks').select(['id', 'events'])
+const _subscriptions = compiled((db, tenantId: string) => db.selectFrom('webhooks').select(['id', 'events', 'url', 'secret', 'headers', 'retry_count'])
   .where('tenant_id', '=', tenantId)
   .where('active', '=', 1)
   .where('deleted_at', 'is', null))
@@ -73,6 +107,12 @@ function _wants(events: string, name: string): boolean {
     return false
   }
 }
+
+/** The same, already leased to a worker (`writeEvent` under a lease). */
+const _insertLeased = compiled((db, id: string, tenant_id: string, webhook_id: string, event_id: string, event: string, at: string, locked_until: string, locked_by: string) =>
+  db.insertInto('deliveries').values({
+    id, tenant_id, webhook_id, event_id, event, status: 'pending', attempts: 0, retries: 0, manual: 0, created_at: at, due_at: at, locked_until, locked_by,
+  }))
 
 /** One pending delivery of an event to one subscription, due at once. */
 export const insertDelivery = compiled((db, id: string, tenant_id: string, webhook_id: string, event_id: string, event: string, at: string) =>

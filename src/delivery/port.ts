@@ -25,6 +25,12 @@ export interface Claimed {
   status: string
 }
 
+/** A lease a worker offers for deliveries about to be written (worker.ts lease()): they are written already claimed by it. */
+export interface Lease {
+  owner: string
+  until: string
+}
+
 /** A claimed delivery with what sending needs. */
 export interface Job extends Claimed {
   /** The worker holding the lease. */

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { AdaptiveLimits } from './concurrency.ts'
 import type { FreshWork } from '../context.ts'
 import { FairPlanner, type Plan, type SlotLimits } from './plan.ts'
-import { READY_CAP, type Claim, type DeliveryStore, type Job, type Outcome, type QueuedHook } from './port.ts'
+import { READY_CAP, type Claim, type DeliveryStore, type Job, type Lease, type Outcome, type QueuedHook } from './port.ts'
 import { deferredRetryAt, nextRetryAt, parseRetryAfter } from './retry.ts'
 import type { Sender, SendResult } from './send.ts'
 import { signPayload, standardSignature } from './sign.ts'
@@ -35,6 +35,12 @@ export interface Worker {
    * without reading the queue first (the fast path) — unless the engine is behind.
    */
   wake(fresh?: FreshWork): void
+  /**
+   * The lease a transaction about to queue deliveries may write them under (null while the
+   * engine is behind, before the worker is ready, once it is stopping): then the commit hands
+   * them to wake() as jobs, sent at once with no claim at all.
+   */
+  lease(): Lease | null
   /**
    * Stop claiming; let attempts in flight finish for at most `graceMs`, then abort the rest
    * (they are given back, to be attempted again); record every answer received; close.
@@ -103,6 +109,10 @@ export function startWorker(o: WorkerOptions): Worker {
   /** When the last wake without hints came (performance.now()). */
   let plainWakeAt = -1
   let stopping = false
+  /** Set once the store has recovered and listens: before that no lease is offered. */
+  let started = false
+  /** Leased deliveries given back (no room for them, or stopping): stop() waits for these. */
+  const givingBack = new Set<Promise<void>>()
   let ticking: Promise<void> | undefined
   let again = false
   let soon = false
@@ -114,6 +124,7 @@ export function startWorker(o: WorkerOptions): Worker {
     // Another process committed work: read the queue. (A manual retry asked there of an attempt in
     // flight here is claimed by the next read after its recording, at the latest the poll's.)
     if (o.store.listen) unlisten = await o.store.listen(() => stopping || look())
+    started = true
   })().catch((err: unknown) => o.logger.error('delivery store could not start', { error: String(err) }))
   const renewal = setInterval(() => {
     const ids = [...running.keys()]
@@ -148,7 +159,13 @@ export function startWorker(o: WorkerOptions): Worker {
     o.store.announce?.()
   }
 
+  function lease(): Lease | null {
+    if (stopping || behind || !started) return null
+    return { owner, until: new Date(o.clock.now().getTime() + leaseMs).toISOString() }
+  }
+
   function wake(hint?: FreshWork): void {
+    if (hint?.jobs) return _takeLeased(hint.jobs)
     if (stopping) return handOff()
     if (!hint || hint.webhookIds.length === 0) {
       // Work queued here without naming it (a retry or replay asked over the API): also look
@@ -162,6 +179,45 @@ export function startWorker(o: WorkerOptions): Worker {
       else fresh.set(id, { webhook_id: id, tenant_id: hint.tenantId, due: null, ready: 1 })
     }
     _claimFresh()
+  }
+
+  /**
+   * Deliveries a commit here wrote already leased to this worker (lease()): planned by the same
+   * fair planner as every claim, started at once as far as the limits allow; the rest are given
+   * back (due at once, for the next cycle here or another process).
+   */
+  function _takeLeased(jobs: readonly Job[]): void {
+    if (jobs.length === 0) return
+    let room = new Map<string, number>()
+    if (!stopping) {
+      const now = o.clock.now().toISOString()
+      const queued = new Map<string, QueuedHook>()
+      for (const j of jobs) {
+        const q = queued.get(j.webhook_id)
+        if (q) q.ready = Math.min(q.ready + 1, READY_CAP)
+        else queued.set(j.webhook_id, { webhook_id: j.webhook_id, tenant_id: j.tenant_id, due: now, ready: 1 })
+      }
+      const p = planner.plan([...queued.values()], now, { total: sending + reservedTotal, byTenant, byHook, hookLimits: limits.raised })
+      behind = p.short
+      room = new Map(p.hooks.map((h) => [h.webhook_id, h.limit]))
+    }
+    const back: string[] = []
+    for (const job of jobs) {
+      const n = room.get(job.webhook_id) ?? 0
+      if (n > 0) {
+        room.set(job.webhook_id, n - 1)
+        _start(job)
+      } else back.push(job.id)
+    }
+    if (back.length === 0) return
+    const given = o.store.release(back, owner).catch((err: unknown) => {
+      o.logger.warn('could not give back leased deliveries; they are claimed again when the lease expires', { error: String(err) })
+    }).finally(() => {
+      givingBack.delete(given)
+      if (!stopping) look()
+      handOff()
+    })
+    givingBack.add(given)
   }
 
   /**
@@ -430,6 +486,7 @@ export function startWorker(o: WorkerOptions): Worker {
 
   return {
     wake,
+    lease,
     async stop(graceMs = 8_000) {
       stopping = true
       clearTimeout(timer)
@@ -448,6 +505,7 @@ export function startWorker(o: WorkerOptions): Worker {
         if (unsent.length > 0) handOff()
       }
       while (ticking) await ticking
+      await Promise.all(givingBack)
       if (outcomes.length > 0) await tick().catch((err: unknown) => o.logger.error('could not record delivery attempts', { error: String(err) }))
       clearInterval(renewal)
       await ready // a listen() still connecting must finish before it can be stopped

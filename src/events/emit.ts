@@ -7,7 +7,8 @@ import type { EventEnvelope, EventName } from './catalog.ts'
 /**
  * Writes one event to the outbox inside the caller's transaction, so a committed change
  * always has its event and a rolled-back one never does. `data` is the record exactly as
- * GET returns it after the change. The delivery worker is woken after commit.
+ * GET returns it after the change. The delivery worker is woken after commit; when it offered a
+ * lease (it has room), the deliveries are written already leased to it and it sends them then.
  */
 export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventName, data: T): Promise<EventEnvelope<T>> {
   const envelope: EventEnvelope<T> = {
@@ -17,8 +18,8 @@ export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventNa
     tenant_id: ctx.tenantId,
     data,
   }
-  const hooks = await writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload: JSON.stringify(envelope) })
-  if (hooks.length > 0) scope.afterCommit(() => ctx.notify({ tenantId: ctx.tenantId, webhookIds: hooks }))
+  const { hooks, jobs } = await writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload: JSON.stringify(envelope) }, ctx.lease?.())
+  if (hooks.length > 0) scope.afterCommit(() => ctx.notify(jobs ? { tenantId: ctx.tenantId, webhookIds: hooks, jobs } : { tenantId: ctx.tenantId, webhookIds: hooks }))
   return envelope
 }
 

@@ -68,9 +68,9 @@ function worker(store: DeliveryStore, slots?: Parameters<typeof startWorker>[0][
   return w
 }
 
-/** `n` order.created events in one transaction; `notify` hears what the commit queued. */
-async function commit(n: number, notify: (fresh?: FreshWork) => void = () => {}): Promise<void> {
-  const ctx = { db: env.opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify, tenantId: env.tenantId, keyId: env.keyId }
+/** `n` order.created events in one transaction; `notify` hears what the commit queued; `w`: written under that worker's lease, as serve does. */
+async function commit(n: number, notify: (fresh?: FreshWork) => void = () => {}, w?: Worker): Promise<void> {
+  const ctx = { db: env.opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify, lease: w && (() => w.lease()), tenantId: env.tenantId, keyId: env.keyId }
   await withTx(env.opened.db, async (scope) => {
     for (let i = 0; i < n; i++) await emit(scope, ctx, 'order.created', { id: `ord_${i}` })
   })
@@ -107,6 +107,60 @@ test('a commit\'s deliveries are claimed from the subscriptions it named, withou
   await until('both answers recorded', () => cycles.slice(before).reduce((n, c) => n + c.outcomes, 0) === 2)
   assert.deepEqual(cycles.slice(before + 1).filter((c) => c.read || c.queued), [], 'recording two successes reads nothing: nothing else was queued')
   await w.stop() // each test's worker is the only one claiming
+})
+
+test('a commit writes its deliveries leased to the worker, which sends them with no claim at all', async () => {
+  const rx = await receiver()
+  const hooks = await subscriptions(rx, 2)
+  const { store, cycles } = observed()
+  const w = worker(store)
+  await until('the first cycle', () => cycles.length > 0)
+  const before = cycles.length
+  const told: FreshWork[] = []
+  await commit(2, (fresh) => (told.push(fresh!), w.wake(fresh)), w)
+  assert.equal(told.length, 2)
+  assert.ok(told.every((f) => f.jobs?.length === 2 && f.jobs.every((j) => j.owner === told[0]!.jobs![0]!.owner && j.url === rx.url)), 'each event\'s two deliveries come as the worker\'s jobs')
+  await rx.waitFor(4)
+  await until('the four answers recorded', () => cycles.slice(before).reduce((n, c) => n + c.outcomes, 0) === 4)
+  assert.deepEqual(cycles.slice(before).filter((c) => c.read || c.queued), [], 'neither a fast claim nor a queue read')
+  assert.equal(rx.requests.length, 4, 'each delivery sent once')
+  const rows = await env.opened.db.selectFrom('deliveries').select(['webhook_id', 'status', 'locked_by']).where('id', 'in', told.flatMap((f) => f.jobs!.map((j) => j.id))).execute()
+  assert.deepEqual(rows.map((r) => [r.status, r.locked_by]), Array.from({ length: 4 }, () => ['delivered', null]), 'recorded, the lease cleared')
+  assert.deepEqual([...new Set(rows.map((r) => r.webhook_id))].sort(), hooks)
+  await w.stop()
+})
+
+test('leased deliveries beyond the limits are given back, announced, and sent as slots free up; no lease once stopping', async () => {
+  let now = 0
+  let peak = 0
+  let release!: () => void
+  const open = new Promise<void>((r) => (release = r))
+  const rx = await receiver(async () => {
+    peak = Math.max(peak, ++now)
+    await open
+    now--
+    return { status: 200 }
+  })
+  await subscriptions(rx, 1)
+  const { store, cycles, announced } = observed()
+  const w = worker(store, { perHook: 1, maxPerHook: 1 })
+  await until('the first cycle', () => cycles.length > 0)
+  await commit(3, (fresh) => w.wake(fresh), w)
+  await rx.waitFor(1)
+  // Each of the three events is handed over on its own: one started, two given back.
+  const leased = async () => Number((await env.opened.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('tenant_id', '=', env.tenantId).where('status', '=', 'pending').where('locked_by', 'is not', null).executeTakeFirstOrThrow()).n)
+  for (const end = Date.now() + 5000; (await leased()) !== 1;) {
+    if (Date.now() > end) throw new Error(`still ${await leased()} leased: only the one being sent should be`)
+    await sleep(5)
+  }
+  assert.ok(announced.count > 0, 'what was given back is announced to the other processes')
+  release()
+  await rx.waitFor(3, 10_000)
+  assert.equal(peak, 1, 'never more than the limit at the receiver')
+  assert.ok(w.lease(), 'a lease is offered while the worker runs')
+  await w.stop()
+  assert.equal(w.lease(), null, 'none once it has stopped')
 })
 
 test('work this process takes itself is announced to no other process', async () => {

@@ -57,7 +57,7 @@ describe('concurrent event writes on PostgreSQL', () => {
       if (first && i > 0) await wrote[i - 1]!.promise
       let targets: string[]
       try {
-        targets = await writeEvent(tx, { id, tenantId, name: 'order.created', at: new Date().toISOString(), payload: JSON.stringify({ id, event: 'order.created' }) })
+        targets = (await writeEvent(tx, { id, tenantId, name: 'order.created', at: new Date().toISOString(), payload: JSON.stringify({ id, event: 'order.created' }) })).hooks
       } finally {
         if (first) wrote[i]!.resolve()
       }
