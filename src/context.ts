@@ -21,11 +21,12 @@ export interface AppDeps {
    */
   notify: (fresh?: FreshWork) => void
   /**
-   * The lease this process's delivery worker offers for the deliveries a transaction is about
-   * to write (null: none now — it is behind or stopping); with one, they are written already
-   * leased to it and given to it by notify() (`FreshWork.jobs`). Absent outside `serve`.
+   * The lease this process's delivery worker offers for the deliveries a transaction of the
+   * tenant is about to write (null: none now — it is behind, stopping, or that tenant's
+   * subscriptions are all busy); with one, they are written already leased to it and given to
+   * it by notify() (`FreshWork.jobs`). Absent outside `serve`.
    */
-  lease?: () => Lease | null
+  lease?: (tenantId: string) => Lease | null
   /** Host name resolution for webhook targets (default: the system resolver). */
   resolve?: ResolveAll
   /** With `--metrics`: counters and histograms (http/metrics.ts). */

@@ -61,7 +61,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   })
   // Work committed here is this worker's; it tells the other processes only of what it cannot take.
   const notify: AppDeps['notify'] = (fresh) => worker.wake(fresh)
-  const deps: AppDeps = { db: opened.db, engine, clock, config, logger, notify, lease: () => worker.lease(), resolve: opts.resolve, metrics }
+  const deps: AppDeps = { db: opened.db, engine, clock, config, logger, notify, lease: (tenantId) => worker.lease(tenantId), resolve: opts.resolve, metrics }
   const app = createApp(deps)
   let listening: Listening
   try {

@@ -7,7 +7,9 @@
  * Nobody else claims it before `locked_until`; the holder renews its leases while attempts are
  * in flight, so a live worker never loses one, and a worker that dies loses them when they
  * expire (then any worker claims the delivery again: at-least-once). Recording an outcome
- * clears the lease only if the recorder still holds it.
+ * clears the lease only if the recorder still holds it. A delivery may also be written already
+ * leased, by the transaction that queues it (fan-out.ts, under the committing process's
+ * worker's lease()): the same lease, without the claim.
  */
 
 export interface Claimed {

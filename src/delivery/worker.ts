@@ -36,11 +36,12 @@ export interface Worker {
    */
   wake(fresh?: FreshWork): void
   /**
-   * The lease a transaction about to queue deliveries may write them under (null while the
-   * engine is behind, before the worker is ready, once it is stopping): then the commit hands
-   * them to wake() as jobs, sent at once with no claim at all.
+   * The lease a transaction of `tenantId` about to queue deliveries may write them under (null
+   * while the engine is behind, before the worker is ready, once it is stopping, and while that
+   * tenant's last leased deliveries all had to be given back): then the commit hands them to
+   * wake() as jobs, sent at once with no claim at all.
    */
-  lease(): Lease | null
+  lease(tenantId: string): Lease | null
   /**
    * Stop claiming; let attempts in flight finish for at most `graceMs`, then abort the rest
    * (they are given back, to be attempted again); record every answer received; close.
@@ -111,7 +112,10 @@ export function startWorker(o: WorkerOptions): Worker {
   let stopping = false
   /** Set once the store has recovered and listens: before that no lease is offered. */
   let started = false
-  /** Leased deliveries given back (no room for them, or stopping): stop() waits for these. */
+  /** Leased deliveries to give back (no room for them, or stopping), and the statements doing it: stop() waits for these. */
+  const toGiveBack: string[] = []
+  /** Tenants whose last leased deliveries found no room at all; until one of their attempts ends, their commits are not leased (giving back each would cost a statement). */
+  const full = new Set<string>()
   const givingBack = new Set<Promise<void>>()
   let ticking: Promise<void> | undefined
   let again = false
@@ -159,8 +163,8 @@ export function startWorker(o: WorkerOptions): Worker {
     o.store.announce?.()
   }
 
-  function lease(): Lease | null {
-    if (stopping || behind || !started) return null
+  function lease(tenantId: string): Lease | null {
+    if (stopping || behind || !started || full.has(tenantId)) return null
     return { owner, until: new Date(o.clock.now().getTime() + leaseMs).toISOString() }
   }
 
@@ -210,7 +214,15 @@ export function startWorker(o: WorkerOptions): Worker {
       } else back.push(job.id)
     }
     if (back.length === 0) return
-    const given = o.store.release(back, owner).catch((err: unknown) => {
+    if (back.length === jobs.length && !stopping) full.add(jobs[0]!.tenant_id)
+    // The commits of one event-loop turn give back in one statement.
+    if (toGiveBack.length === 0) setImmediate(_giveBack)
+    toGiveBack.push(...back)
+  }
+
+  function _giveBack(): void {
+    if (toGiveBack.length === 0) return
+    const given = o.store.release(toGiveBack.splice(0), owner).catch((err: unknown) => {
       o.logger.warn('could not give back leased deliveries; they are claimed again when the lease expires', { error: String(err) })
     }).finally(() => {
       givingBack.delete(given)
@@ -375,6 +387,7 @@ export function startWorker(o: WorkerOptions): Worker {
   /** Attempts sending now: a slot is free again when its answer is in, not when it is recorded. */
   function _count(job: Job, by: 1 | -1): void {
     sending += by
+    if (by < 0) full.delete(job.tenant_id)
     _add(job.tenant_id, job.webhook_id, by)
   }
 
@@ -505,6 +518,7 @@ export function startWorker(o: WorkerOptions): Worker {
         if (unsent.length > 0) handOff()
       }
       while (ticking) await ticking
+      _giveBack()
       await Promise.all(givingBack)
       if (outcomes.length > 0) await tick().catch((err: unknown) => o.logger.error('could not record delivery attempts', { error: String(err) }))
       clearInterval(renewal)

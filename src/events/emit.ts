@@ -18,7 +18,7 @@ export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventNa
     tenant_id: ctx.tenantId,
     data,
   }
-  const { hooks, jobs } = await writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload: JSON.stringify(envelope) }, ctx.lease?.())
+  const { hooks, jobs } = await writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload: JSON.stringify(envelope) }, ctx.lease?.(ctx.tenantId))
   if (hooks.length > 0) scope.afterCommit(() => ctx.notify(jobs ? { tenantId: ctx.tenantId, webhookIds: hooks, jobs } : { tenantId: ctx.tenantId, webhookIds: hooks }))
   return envelope
 }

@@ -70,7 +70,7 @@ function worker(store: DeliveryStore, slots?: Parameters<typeof startWorker>[0][
 
 /** `n` order.created events in one transaction; `notify` hears what the commit queued; `w`: written under that worker's lease, as serve does. */
 async function commit(n: number, notify: (fresh?: FreshWork) => void = () => {}, w?: Worker): Promise<void> {
-  const ctx = { db: env.opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify, lease: w && (() => w.lease()), tenantId: env.tenantId, keyId: env.keyId }
+  const ctx = { db: env.opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify, lease: w && ((tenantId: string) => w.lease(tenantId)), tenantId: env.tenantId, keyId: env.keyId }
   await withTx(env.opened.db, async (scope) => {
     for (let i = 0; i < n; i++) await emit(scope, ctx, 'order.created', { id: `ord_${i}` })
   })
@@ -155,12 +155,17 @@ test('leased deliveries beyond the limits are given back, announced, and sent as
     await sleep(5)
   }
   assert.ok(announced.count > 0, 'what was given back is announced to the other processes')
+  // The tenant's one slot is busy: its next commit is not leased (nothing to give back), it names its subscription.
+  const told: FreshWork[] = []
+  await commit(1, (fresh) => (told.push(fresh!), w.wake(fresh)), w)
+  assert.equal(told.length, 1)
+  assert.equal(told[0]!.jobs, undefined)
   release()
-  await rx.waitFor(3, 10_000)
+  await rx.waitFor(4, 10_000)
   assert.equal(peak, 1, 'never more than the limit at the receiver')
-  assert.ok(w.lease(), 'a lease is offered while the worker runs')
+  assert.ok(w.lease(env.tenantId), 'a lease is offered while the worker runs (one of the tenant\'s attempts has ended)')
   await w.stop()
-  assert.equal(w.lease(), null, 'none once it has stopped')
+  assert.equal(w.lease(env.tenantId), null, 'none once it has stopped')
 })
 
 test('work this process takes itself is announced to no other process', async () => {
