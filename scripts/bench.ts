@@ -181,7 +181,7 @@ async function main(): Promise<void> {
       }
     }
     if (await run('pg-scale')) {
-      const pgb = await startPgBench(process.env.BENCH_PG_URL, 'scale')
+      const pgb = await startPgBench(process.env.BENCH_PG_URL || undefined, 'scale')
       try {
         figures.push(...(await _scale(c, { prefix: 'pg-', serveArg: pgb.url, db: pgBenchDb(pgb.opened), big: pgScaleDb(pgb.opened) })))
       } finally {

@@ -18,7 +18,7 @@ export interface PgBench {
 }
 
 /** A fresh database `travelops_bench_<pid>[_<suffix>]` on BENCH_PG_URL's server, or on a server of its own. */
-export async function startPgBench(serverUrl = process.env.BENCH_PG_URL, suffix = ''): Promise<PgBench> {
+export async function startPgBench(serverUrl = process.env.BENCH_PG_URL || undefined, suffix = ''): Promise<PgBench> {
   const server = serverUrl ? undefined : await startPgServer()
   const base = serverUrl ?? server!.url
   const name = `travelops_bench_${process.pid}${suffix ? `_${suffix}` : ''}`
