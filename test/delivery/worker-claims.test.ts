@@ -94,12 +94,33 @@ async function receiver(respond?: NonNullable<Parameters<typeof startReceiver>[0
   return rx
 }
 
-test('a commit\'s deliveries are claimed from the subscriptions it named, without a queue read', async () => {
-  const rx = await receiver()
-  const hooks = await subscriptions(rx, 2)
-  const { store, cycles } = observed()
-  const w = worker(store)
+/** A receiver that holds every request until `release()`, then answers 200; `peak()`: the most it held at once. */
+async function gated(): Promise<{ rx: Receiver; release: () => void; peak: () => number }> {
+  let release!: () => void
+  const open = new Promise<void>((r) => (release = r))
+  let now = 0
+  let peak = 0
+  const rx = await receiver(async () => {
+    peak = Math.max(peak, ++now)
+    await open
+    now--
+    return { status: 200 }
+  })
+  return { rx, release, peak: () => peak }
+}
+
+/** `n` subscriptions to `rx` (a receiver answering 200 by default) and a worker observed from its first cycle on. */
+async function workerFor(n: number, rx?: Receiver, slots?: Parameters<typeof worker>[1]) {
+  const target = rx ?? await receiver()
+  const hooks = await subscriptions(target, n)
+  const { store, cycles, announced } = observed()
+  const w = worker(store, slots)
   await until('the first cycle', () => cycles.length > 0)
+  return { rx: target, hooks, cycles, announced, w }
+}
+
+test('a commit\'s deliveries are claimed from the subscriptions it named, without a queue read', async () => {
+  const { rx, hooks, cycles, w } = await workerFor(2)
   const before = cycles.length
   await commit(1, (fresh) => w.wake(fresh))
   await rx.waitFor(2)
@@ -110,11 +131,7 @@ test('a commit\'s deliveries are claimed from the subscriptions it named, withou
 })
 
 test('a commit writes its deliveries leased to the worker, which sends them with no claim at all', async () => {
-  const rx = await receiver()
-  const hooks = await subscriptions(rx, 2)
-  const { store, cycles } = observed()
-  const w = worker(store)
-  await until('the first cycle', () => cycles.length > 0)
+  const { rx, hooks, cycles, w } = await workerFor(2)
   const before = cycles.length
   const told: FreshWork[] = []
   await commit(2, (fresh) => (told.push(fresh!), w.wake(fresh)), w)
@@ -131,20 +148,8 @@ test('a commit writes its deliveries leased to the worker, which sends them with
 })
 
 test('leased deliveries beyond the limits are given back, announced, and sent as slots free up; no lease once stopping', async () => {
-  let now = 0
-  let peak = 0
-  let release!: () => void
-  const open = new Promise<void>((r) => (release = r))
-  const rx = await receiver(async () => {
-    peak = Math.max(peak, ++now)
-    await open
-    now--
-    return { status: 200 }
-  })
-  await subscriptions(rx, 1)
-  const { store, cycles, announced } = observed()
-  const w = worker(store, { perHook: 1, maxPerHook: 1 })
-  await until('the first cycle', () => cycles.length > 0)
+  const { rx: held, release, peak } = await gated()
+  const { rx, announced, w } = await workerFor(1, held, { perHook: 1, maxPerHook: 1 })
   await commit(3, (fresh) => w.wake(fresh), w)
   await rx.waitFor(1)
   // Each of the three events is handed over on its own: one started, two given back.
@@ -162,18 +167,14 @@ test('leased deliveries beyond the limits are given back, announced, and sent as
   assert.equal(told[0]!.jobs, undefined)
   release()
   await rx.waitFor(4, 10_000)
-  assert.equal(peak, 1, 'never more than the limit at the receiver')
+  assert.equal(peak(), 1, 'never more than the limit at the receiver')
   assert.ok(w.lease(env.tenantId), 'a lease is offered while the worker runs (one of the tenant\'s attempts has ended)')
   await w.stop()
   assert.equal(w.lease(env.tenantId), null, 'none once it has stopped')
 })
 
 test('work this process takes itself is announced to no other process', async () => {
-  const rx = await receiver()
-  await subscriptions(rx, 2)
-  const { store, cycles, announced } = observed()
-  const w = worker(store)
-  await until('the first cycle', () => cycles.length > 0)
+  const { rx, cycles, announced, w } = await workerFor(2)
   for (let i = 0; i < 3; i++) await commit(2, (fresh) => w.wake(fresh))
   await rx.waitFor(12)
   await until('every answer recorded', () => cycles.reduce((n, c) => n + c.outcomes, 0) === 12)
@@ -182,16 +183,8 @@ test('work this process takes itself is announced to no other process', async ()
 })
 
 test('work this process cannot take now (a subscription\'s limit reached) is announced to the others', async () => {
-  let release!: () => void
-  const open = new Promise<void>((r) => (release = r))
-  const rx = await receiver(async () => {
-    await open
-    return { status: 200 }
-  })
-  await subscriptions(rx, 1)
-  const { store, cycles, announced } = observed()
-  const w = worker(store, { perHook: 1, maxPerHook: 1 })
-  await until('the first cycle', () => cycles.length > 0)
+  const { rx: held, release } = await gated()
+  const { rx, announced, w } = await workerFor(1, held, { perHook: 1, maxPerHook: 1 })
   await commit(1, (fresh) => w.wake(fresh))
   await rx.waitFor(1) // its one slot is taken until the receiver answers
   assert.equal(announced.count, 0, 'nothing left over yet')
@@ -231,12 +224,7 @@ test('a fast claim beside a cycle whose claim has not returned yet: together the
 })
 
 test('while the engine is behind (every process-wide slot taken with due work left), a commit wakes the round-robin cycle, not the fast path', async () => {
-  let release!: () => void
-  const open = new Promise<void>((r) => (release = r))
-  const rx = await receiver(async () => {
-    await open
-    return { status: 200 }
-  })
+  const { rx, release } = await gated()
   await subscriptions(rx, 2)
   await commit(3) // 3 due for each of the 2 subscriptions
   const { store, cycles } = observed()
