@@ -30,9 +30,11 @@ export interface WorkerOptions {
 
 export interface Worker {
   /**
-   * New work was committed: look now (the latency path). With the subscriptions a commit in
-   * this process gave deliveries, those are claimed at once, beside any cycle in progress,
-   * without reading the queue first (the fast path) — unless the engine is behind.
+   * New work was committed: look now (the latency path). With jobs (the deliveries were
+   * written under lease()), those are started at once as far as the limits allow; with only
+   * the subscriptions a commit in this process gave deliveries, those are claimed at once,
+   * beside any cycle in progress, without reading the queue first — unless the engine is
+   * behind. Both are the fast path.
    */
   wake(fresh?: FreshWork): void
   /**
@@ -73,8 +75,9 @@ interface Running {
  * The delivery loop: claim due deliveries fairly (plan.ts) with leases it renews, send each
  * outside any transaction with a deadline of its own, record outcomes in batches, schedule
  * retries. Two ways in: a cycle that reads the queue and deals its free slots round-robin, and
- * the fast path, which claims what a commit in this process just queued from the subscriptions
- * the commit named (no queue read, no wait for a cycle in progress). Talks to the database only
+ * the fast path: what a commit in this process just queued, written already leased to this
+ * worker (lease()) and started as soon as the commit is done, or else claimed from the
+ * subscriptions the commit named (no queue read, no wait for a cycle in progress). Talks to the database only
  * through the store port (port.ts). Never imports http/.
  */
 export function startWorker(o: WorkerOptions): Worker {
