@@ -22,14 +22,20 @@ export async function startPgBench(serverUrl = process.env.BENCH_PG_URL || undef
   const server = serverUrl ? undefined : await startPgServer()
   const base = serverUrl ?? server!.url
   const name = `travelops_bench_${process.pid}${suffix ? `_${suffix}` : ''}`
-  const admin = new pg.Client({ connectionString: base })
-  await admin.connect()
-  await admin.query(`DROP DATABASE IF EXISTS ${name}`)
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
   const url = new URL(base)
   url.pathname = `/${name}`
-  const opened = await openDatabase(url.toString(), { create: true, migrate: true })
+  let opened: OpenDb
+  try {
+    const admin = new pg.Client({ connectionString: base })
+    await admin.connect()
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`)
+    await admin.query(`CREATE DATABASE ${name}`)
+    await admin.end()
+    opened = await openDatabase(url.toString(), { create: true, migrate: true })
+  } catch (err) {
+    await server?.stop().catch(() => {}) // a server of its own is not left running
+    throw err
+  }
   return {
     url: url.toString(),
     opened,
