@@ -115,7 +115,7 @@ export function startWorker(o: WorkerOptions): Worker {
   let stopping = false
   /** Set once the store has recovered and listens: before that no lease is offered. */
   let started = false
-  /** Leased deliveries to give back (no room for them, or stopping), and the statements doing it: stop() waits for these. */
+  /** Leased deliveries to give back (_handBack()), and the statements doing it: stop() waits for these. */
   const toGiveBack: string[] = []
   /** Tenants whose last leased deliveries found no room at all; until one of their attempts ends, their commits are not leased (giving back each would cost a statement). */
   const full = new Set<string>()
@@ -218,9 +218,18 @@ export function startWorker(o: WorkerOptions): Worker {
     }
     if (back.length === 0) return
     if (back.length === jobs.length && !stopping) full.add(jobs[0]!.tenant_id)
-    // The commits of one event-loop turn give back in one statement.
+    _handBack(back)
+  }
+
+  /**
+   * Leased deliveries this worker will not send (no room, or it is stopping): given back, due at
+   * once, and announced to the other processes. What one event-loop turn hands back goes in one
+   * statement; stop() flushes what is left and waits for it.
+   */
+  function _handBack(ids: string[]): void {
+    if (ids.length === 0) return
     if (toGiveBack.length === 0) setImmediate(_giveBack)
-    toGiveBack.push(...back)
+    toGiveBack.push(...ids)
   }
 
   function _giveBack(): void {
@@ -259,10 +268,8 @@ export function startWorker(o: WorkerOptions): Worker {
     })
     claimingFresh = ready.then(() => o.store.cycle([], c.claim)).then(async ({ jobs }) => {
       c.release()
-      if (stopping) {
-        await o.store.release(jobs.map((j) => j.id), owner)
-        handOff()
-      } else for (const job of jobs) _start(job)
+      if (stopping) _handBack(jobs.map((j) => j.id))
+      else for (const job of jobs) _start(job)
       if (partial) {
         handOff()
         look()
@@ -517,8 +524,7 @@ export function startWorker(o: WorkerOptions): Worker {
         const unsent = [...running.values()]
         for (const r of unsent) r.abort.abort()
         await all() // aborted sends end at once; answers that arrived are recorded by the cycles they start
-        await o.store.release(unsent.map((r) => r.job.id), owner).catch(() => {})
-        if (unsent.length > 0) handOff()
+        _handBack(unsent.map((r) => r.job.id))
       }
       while (ticking) await ticking
       _giveBack()
