@@ -33,8 +33,7 @@ export async function writeEvent(tx: Tx, event: EventRow, lease?: Lease | null):
   await insertEvent(tx, event.id, event.tenantId, event.name, event.payload, event.at)
   const ids = targets.map(() => newId('del'))
   for (const [i, w] of targets.entries()) {
-    if (lease) await _insertLeased(tx, ids[i]!, event.tenantId, w.id, event.id, event.name, event.at, lease.until, lease.owner)
-    else await insertDelivery(tx, ids[i]!, event.tenantId, w.id, event.id, event.name, event.at)
+    await insertDelivery(tx, ids[i]!, event.tenantId, w.id, event.id, event.name, event.at, lease?.until ?? null, lease?.owner ?? null)
   }
   return { hooks: targets.map((w) => w.id), jobs: lease ? targets.map((w, i) => _job(event, ids[i]!, w, lease)) : undefined }
 }
@@ -108,14 +107,8 @@ function _wants(events: string, name: string): boolean {
   }
 }
 
-/** The same, already leased to a worker (`writeEvent` under a lease). */
-const _insertLeased = compiled((db, id: string, tenant_id: string, webhook_id: string, event_id: string, event: string, at: string, locked_until: string, locked_by: string) =>
+/** One pending delivery of an event to one subscription, due at once; leased to a worker when `locked_by` is given (`writeEvent` under a lease). */
+export const insertDelivery = compiled((db, id: string, tenant_id: string, webhook_id: string, event_id: string, event: string, at: string, locked_until: string | null, locked_by: string | null) =>
   db.insertInto('deliveries').values({
     id, tenant_id, webhook_id, event_id, event, status: 'pending', attempts: 0, retries: 0, manual: 0, created_at: at, due_at: at, locked_until, locked_by,
-  }))
-
-/** One pending delivery of an event to one subscription, due at once. */
-export const insertDelivery = compiled((db, id: string, tenant_id: string, webhook_id: string, event_id: string, event: string, at: string) =>
-  db.insertInto('deliveries').values({
-    id, tenant_id, webhook_id, event_id, event, status: 'pending', attempts: 0, retries: 0, manual: 0, created_at: at, due_at: at,
   }))

@@ -34,7 +34,7 @@ export async function emitTest(scope: TxScope, ctx: TenantContext, webhookId: st
   }
   await insertEvent(scope.tx, envelope.id, ctx.tenantId, event, JSON.stringify(envelope), envelope.timestamp)
   const id = newId('del')
-  await insertDelivery(scope.tx, id, ctx.tenantId, webhookId, envelope.id, event, envelope.timestamp)
+  await insertDelivery(scope.tx, id, ctx.tenantId, webhookId, envelope.id, event, envelope.timestamp, null, null)
   scope.afterCommit(() => ctx.notify({ tenantId: ctx.tenantId, webhookIds: [webhookId] }))
   return id
 }
