@@ -271,6 +271,12 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     await _drainWith(queued)
     const two = spawnChild(ROOT, 'serve-pg-2', serveScript, [pgb.url], serveArgs(2))
     const twoUrl = (await two.next<{ url: string }>('ready')).url
+    // The first process has served every phase before; the second gets the same load alone
+    // first (24 s), so the figure compares warm processes: a fresh one spends 30–40 % more CPU
+    // per POST in its first 20 s or so (TurboFan compiles on the main thread).
+    const warm2 = await _load(two, { url: twoUrl, ...spec }, S.warmupS + (QUICK ? 0 : 16))
+    await _drainWith(queued)
+    _log(`PostgreSQL: the second process alone, warming up: ${fmt(warm2.reqPerS)} req/s, ${fmt(warm2.cpuUsPerReq)} µs CPU/req`)
     const both = await _loadSplit([one, two], [oneUrl, twoUrl], spec)
     await _drainWith(queued)
     const scale = both.reqPerS / single.reqPerS
