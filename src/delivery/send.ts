@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream'
 import type { Agent, Dispatcher } from 'undici'
 import { headersProblem } from '../lib/http-headers.ts'
 import { guardConnector, guardLookup, plainLookup, type ResolveAll } from './guard-connect.ts'
@@ -174,23 +175,54 @@ function _headers(given: Record<string, string>, userAgent: string): Record<stri
   return out
 }
 
-/** Reads the body to its end (so the connection can be reused), keeping the first 4 KB. */
-async function _readPrefix(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const kept: Buffer[] = []
-  let keptBytes = 0
-  let seen = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (keptBytes < RESPONSE_BODY_LIMIT) {
-      const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - keptBytes)
-      kept.push(part)
-      keptBytes += part.length
+/**
+ * Reads the body to its end (so the connection can be reused), keeping the first 4 KB; past
+ * 64 KB it stops and destroys the body (and its connection). Events rather than `for await`:
+ * an async iterator per response was about a tenth of the delivery loop's CPU.
+ */
+function _readPrefix(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const stream = body as unknown as Readable
+  if (stream.destroyed) return Promise.reject(stream.errored ?? new Error('the response body ended early'))
+  return new Promise((resolve, reject) => {
+    const kept: Buffer[] = []
+    let keptBytes = 0
+    let seen = 0
+    const settle = () => {
+      stream.off('data', onData)
+      stream.off('end', onEnd)
+      stream.off('error', onError)
+      stream.off('close', onClose)
+      stream.on('error', _ignore) // nothing after the outcome may throw as an unhandled 'error'
     }
-    seen += chunk.length
-    if (seen > _DRAIN_LIMIT) break // leaving the loop destroys the body and its connection
-  }
-  // stream: true holds back a UTF-8 sequence cut in half by the limit instead of emitting U+FFFD
-  return new TextDecoder().decode(Buffer.concat(kept), { stream: seen > keptBytes })
+    const onData = (chunk: Buffer) => {
+      if (keptBytes < RESPONSE_BODY_LIMIT) {
+        const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - keptBytes)
+        kept.push(part)
+        keptBytes += part.length
+      }
+      seen += chunk.length
+      if (seen <= _DRAIN_LIMIT) return
+      onEnd()
+      stream.destroy()
+    }
+    const onEnd = () => {
+      settle()
+      // stream: true holds back a UTF-8 sequence cut in half by the limit instead of emitting U+FFFD
+      resolve(new TextDecoder().decode(kept.length === 1 ? kept[0] : Buffer.concat(kept), { stream: seen > keptBytes }))
+    }
+    const onError = (err: Error) => {
+      settle()
+      reject(err)
+    }
+    const onClose = () => onError(new Error('the response body ended early'))
+    stream.on('data', onData)
+    stream.on('end', onEnd)
+    stream.on('error', onError)
+    stream.on('close', onClose)
+  })
 }
+
+const _ignore = () => {}
 
 function _describe(err: unknown): string {
   if (err instanceof AggregateError && err.message === '') {

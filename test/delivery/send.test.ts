@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { createServer, type AddressInfo } from 'node:net'
 import { createSender, RESPONSE_BODY_LIMIT } from '../../src/delivery/send.ts'
 import type { Sender } from '../../src/delivery/send.ts'
 import { closedPort, startReceiver } from '../helpers/receiver.ts'
@@ -72,6 +73,34 @@ describe('sender (allowPrivate: true) against a real receiver', () => {
       // keep-alive: connections are reused (undici may open a second one while the first is settling)
       assert.ok(rx.connections < 5, `${rx.connections} connections for 5 requests`)
     }))
+
+  it('stops reading a body past 64 KB: the first 4 KB kept, that connection closed, the next send on a new one', () =>
+    withReceiver(startReceiver({ respond: (_req, n) => ({ status: 200, body: n === 0 ? 'y'.repeat(200_000) : 'small' }) }), async (rx) => {
+      const res = await sender.send({ url: rx.url, body, headers, key: 'big-body' })
+      assert.equal(res.responseCode, 200)
+      assert.equal(res.error, null)
+      assert.equal(res.responseBody, 'y'.repeat(RESPONSE_BODY_LIMIT))
+      assert.equal((await sender.send({ url: rx.url, body, headers, key: 'big-body' })).responseBody, 'small')
+      assert.equal(rx.connections, 2)
+    }))
+
+  it('reports a receiver that cuts its connection in the middle of its body as an error, without hanging', async () => {
+    const server = createServer((socket) => {
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nonly ten b')
+        setTimeout(() => socket.destroy(), 20)
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const res = await sender.send({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, body, headers })
+      assert.equal(res.responseCode, null)
+      assert.ok(res.error && res.error !== 'timeout after 2000 ms', String(res.error))
+      assert.equal(res.responseBody, null)
+    } finally {
+      server.close()
+    }
+  })
 
   it('does not follow a 302', () =>
     withReceiver(startReceiver({ respond: (req) => (req.url === '/start' ? { status: 302, headers: { location: '/elsewhere' } } : { status: 200 }) }), async (rx) => {
