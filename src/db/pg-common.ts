@@ -26,6 +26,12 @@ export function pgCode(err: unknown): string | undefined {
 /** Serialization failure or deadlock: the transaction may simply be run again. */
 export const isRetryable = (err: unknown) => ['40001', '40P01'].includes(pgCode(err) ?? '')
 
+/**
+ * A prepared statement whose result columns a migration changed since this connection prepared
+ * it (db/postgres.ts): its transaction may simply be run again, under a freshly prepared one.
+ */
+export const isStalePlan = (err: unknown) => pgCode(err) === '0A000' && /cached plan must not change result type/.test(String((err as Error).message))
+
 /** A unique index refused the row (two writers raced to the same slug, code or key). */
 export const isUniqueViolation = (err: unknown) => pgCode(err) === '23505'
 

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
+import { isStalePlan } from './pg-common.ts'
 import type { Database } from './schema.ts'
 
 // PostgreSQL (CONTRACT §10) through kysely's PostgresDialect and node-postgres. The tables are
@@ -8,7 +9,7 @@ import type { Database } from './schema.ts'
 // delivery's payload must stay byte for byte what was signed; jsonb reorders keys), flags as
 // 0/1 integers; money and counters are BIGINT and come back as numbers (all far below 2^53).
 
-export { isPostgresUrl, isRetryable, isUniqueViolation, pgCode, redactUrl } from './pg-common.ts'
+export { isPostgresUrl, isRetryable, isStalePlan, isUniqueViolation, pgCode, redactUrl } from './pg-common.ts'
 
 /** node-postgres turns int8 and numeric into strings by default; every value here fits a number. */
 const _types = {
@@ -35,8 +36,61 @@ export function openPostgres(url: string, opts: { max?: number; applicationName?
   // An idle client that loses its connection (server restart) emits 'error' on the pool; without
   // a listener that would end the process. The next query gets a fresh connection.
   pool.on('error', () => {})
+  if (process.env.TRAVELOPS_PG_PREPARE !== '0') pool.on('connect', _prepareStatements)
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   return { db, pool }
+}
+
+/** Named (prepared) statements one connection keeps; statements past them are sent unnamed. */
+export const PREPARED_PER_CONNECTION = 256
+const _TX_START = /^\s*(begin|start transaction)\b/i
+const _TX_END = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i
+
+/**
+ * Every statement with parameters is sent as a named statement, prepared the first time this
+ * connection sends its text: PostgreSQL then parses it once per connection, and after five runs
+ * plans it once too if its generic plan costs no more than the custom ones (its default
+ * `plan_cache_mode`). The engine's statements are the same few texts over and over; unnamed,
+ * each was parsed and planned again at every run, which on this machine's two shared cores was
+ * a sixth of a POST's throughput and a quarter of the sustained write rate (BENCHMARKS.md,
+ * "PostgreSQL: statements prepared once per connection"). Statements without parameters
+ * (transaction control, migrations) go as before. `TRAVELOPS_PG_PREPARE=0` turns this off
+ * (behind a pooler in transaction mode that does not track prepared statements, e.g. PgBouncer
+ * before 1.21).
+ *
+ * A statement prepared before a migration changed a table it reads with `*` fails once with
+ * "cached plan must not change result type" (a process still running while a newer one
+ * upgrades the schema): its name is dropped, and the statement runs again under a new one at
+ * once outside a transaction; inside one the error goes up and withTx() runs the transaction
+ * again (isStalePlan).
+ */
+function _prepareStatements(client: pg.PoolClient): void {
+  const names = new Map<string, string>()
+  let next = 0
+  let inTx = false
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>
+  const named = async (text: string, values: unknown[], retried = false): Promise<pg.QueryResult> => {
+    let name = names.get(text)
+    if (name === undefined) {
+      if (names.size >= PREPARED_PER_CONNECTION) return query(text, values)
+      names.set(text, (name = `travelops_${next++}`))
+    }
+    try {
+      return await query({ name, text, values })
+    } catch (err) {
+      if (!isStalePlan(err)) throw err
+      names.delete(text)
+      if (inTx || retried) throw err
+      return named(text, values, true)
+    }
+  }
+  ;(client as unknown as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof text !== 'string' || callback !== undefined) return query(text, values, callback)
+    if (Array.isArray(values) && values.length > 0) return named(text, values)
+    if (_TX_START.test(text)) inTx = true
+    else if (_TX_END.test(text)) inTx = false
+    return query(text, values)
+  }
 }
 
 export async function pingPostgres(db: Kysely<Database>): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely'
 import type { Database } from './schema.ts'
 import { internalsOf, registerTx, type Db, type DbInternals } from './connect.ts'
-import { isRetryable } from './pg-common.ts'
+import { isRetryable, isStalePlan } from './pg-common.ts'
 
 export type Tx = Transaction<Database>
 
@@ -38,7 +38,7 @@ export async function withTx<T>(db: Db, fn: (scope: TxScope) => Promise<T>): Pro
     try {
       return await _serializable(db, fn)
     } catch (err) {
-      if (!isRetryable(err) || attempt >= PG_ATTEMPTS) throw err
+      if (!(isRetryable(err) || isStalePlan(err)) || attempt >= PG_ATTEMPTS) throw err
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 100)))
     }
   }
