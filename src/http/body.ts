@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import type { IncomingMessage } from 'node:http'
+import { readStream } from '../lib/read-stream.ts'
 import { ApiError, badRequest } from './errors.ts'
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -88,44 +89,21 @@ const DISCARD_BYTES = 4 * MAX_BODY_BYTES
  * going on past DISCARD_BYTES more is answered at once and the connection closed. A client
  * gone before the end rejects; the app then logs the request as 499.
  */
-function _readNode(req: IncomingMessage): Promise<Uint8Array> {
-  if (req.readableEnded || req.destroyed) return Promise.reject(new Error('request body already read or destroyed'))
-  return new Promise((resolve, reject) => {
-    let chunks: Buffer[] | null = []
-    let size = 0
-    const finish = () => {
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onError)
-      req.off('close', onClose)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= MAX_BODY_BYTES) return void chunks!.push(chunk)
-      chunks = null
-      if (size <= MAX_BODY_BYTES + DISCARD_BYTES) return
-      finish()
-      req.resume() // dropped until the connection closes after the answer
-      reject(tooLarge({ connection: 'close' }))
-    }
-    const onEnd = () => {
-      finish()
-      if (chunks === null) reject(tooLarge())
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
-    }
-    const onError = (err: Error) => {
-      finish()
-      reject(err)
-    }
-    const onClose = () => {
-      finish()
-      reject(new Error('the client closed the connection before the end of the request body'))
-    }
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onError)
-    req.on('close', onClose)
-  })
+async function _readNode(req: IncomingMessage): Promise<Uint8Array> {
+  let chunks: Buffer[] | null = []
+  let size = 0
+  const read = await readStream(req, (data) => {
+    size += data.length
+    if (size <= MAX_BODY_BYTES) chunks!.push(data)
+    else chunks = null
+    return size <= MAX_BODY_BYTES + DISCARD_BYTES
+  }, 'the client closed the connection before the end of the request body')
+  if (read === 'stopped') {
+    req.resume() // dropped until the connection closes after the answer
+    throw tooLarge({ connection: 'close' })
+  }
+  if (chunks === null) throw tooLarge()
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
 }
 
 /** The body from a web stream (a Request that did not come through Node's server, e.g. app.fetch()). */
