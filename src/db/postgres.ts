@@ -53,7 +53,7 @@ const _TX_END = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i
  * `plan_cache_mode`). The engine's statements are the same few texts over and over; unnamed,
  * each was parsed and planned again at every run, which on this machine's two shared cores was
  * a sixth of a POST's throughput and a quarter of the sustained write rate (BENCHMARKS.md,
- * "PostgreSQL: statements prepared once per connection"). Statements without parameters
+ * "Request bodies, receivers' answers, statements prepared per connection"). Statements without parameters
  * (transaction control, migrations) go as before. `TRAVELOPS_PG_PREPARE=0` turns this off
  * (behind a pooler in transaction mode that does not track prepared statements, e.g. PgBouncer
  * before 1.21).
