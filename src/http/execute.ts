@@ -3,7 +3,7 @@ import type { H3Event } from 'h3'
 import type { TenantContext } from '../context.ts'
 import { isId } from '../lib/ids.ts'
 import { readJsonBody } from './body.ts'
-import type { RouteDef } from './define-route.ts'
+import type { RouteDef, RouteInput } from './define-route.ts'
 import { ApiError, badRequest, issuesToDetails, notFound } from './errors.ts'
 import { validateBody } from './validate.ts'
 import { assertSameRequest, bodyFingerprint, checkIdempotencyKey, idempotent, type StoredResponse } from './idempotency.ts'
@@ -56,7 +56,7 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
     // them (CONTRACT §9: /health within 1 s under forty slow readers). Small pages never wait.
     const give = route.list && _heavy(route) ? await _listTurns.take() : undefined
     try {
-      const result = await route.handler({ ctx, params, query, body, get request() { return _request(event) }, responseHeaders })
+      const result = await route.handler(new _Input(ctx, params, query, body, responseHeaders, event))
       if (!route.list) return { status: route.status ?? 200, body: JSON.stringify(route.raw ? result : { data: result }), headers: responseHeaders }
       const page = pageJson(result as object)
       if (page.length > _HEAVY_PAGE_BYTES) _heavySince.set(route, Date.now())
@@ -72,6 +72,24 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
   // Only POST carries an Idempotency-Key, and no POST route is a list: its body is text.
   return idempotent(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint }, run as () => Promise<StoredResponse>,
     route.secretFields ? (text) => _withoutSecrets(text, route.secretFields!) : undefined)
+}
+
+/**
+ * A handler's arguments. `request` is worked out only when a handler reads it, by a getter on the
+ * prototype: an object literal with a getter of its own (a new closure per request) gave each
+ * request's object a map of its own, and that map, in old space, kept the request's whole
+ * object graph (the event, Node's request and response) alive through every young-generation
+ * collection until the next full one. BENCHMARKS.md, "Requests kept alive by a getter".
+ */
+class _Input implements RouteInput<unknown, unknown> {
+  constructor(
+    readonly ctx: TenantContext, readonly params: Record<string, string>, readonly query: unknown, readonly body: unknown,
+    readonly responseHeaders: Record<string, string>, private readonly _event: H3Event,
+  ) {}
+
+  get request(): { origin: string; secure: boolean } {
+    return _request(this._event)
+  }
 }
 
 function _request(event: H3Event): { origin: string; secure: boolean } {

@@ -1,7 +1,8 @@
 // A `serve` (startServer, in its own process, started with --expose-gc by test/api/memory.test.ts)
 // that answers the test over IPC: `setup` makes a tenant, a key and two subscriptions; `gc`
-// collects garbage until the heap stops shrinking and answers process.memoryUsage().
-import { getHeapSpaceStatistics } from 'node:v8'
+// collects garbage until the heap stops shrinking and answers process.memoryUsage();
+// `promoted:start` / `promoted:stop` count what young-generation collections moved to old space meanwhile.
+import { GCProfiler, getHeapSpaceStatistics } from 'node:v8'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
   const server = await startServer({ ...DEFAULT_CONFIG, db, port: 0, allowPrivateTargets: true, logLevel: 'silent', rateLimit: 1_000_000_000 }, { resolve: offlineResolve })
   const gc = (globalThis as { gc?: () => void }).gc
   if (!gc) throw new Error('start me with --expose-gc')
+  let profiler: GCProfiler | undefined
   process.on('message', async (m: Msg) => {
     try {
       if (m.type === 'setup') {
@@ -33,6 +35,22 @@ async function main(): Promise<void> {
         }
         const spaces = Object.fromEntries(getHeapSpaceStatistics().map((sp) => [sp.space_name, Math.round(sp.space_size / 2 ** 20)]))
         send({ type: 'gc:ok', ...process.memoryUsage(), spaces })
+      } else if (m.type === 'promoted:start') {
+        profiler = new GCProfiler()
+        profiler.start()
+        send({ type: 'promoted:start:ok' })
+      } else if (m.type === 'promoted:stop') {
+        // Each scavenge's growth of old space: the objects it promoted (they had outlived two).
+        const used = (at: { heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[] }) =>
+          at.heapSpaceStatistics.find((sp) => sp.spaceName === 'old_space')?.spaceUsedSize ?? 0
+        let bytes = 0
+        let scavenges = 0
+        for (const gc of profiler!.stop()?.statistics ?? []) {
+          if (gc.gcType !== 'Scavenge') continue
+          scavenges++
+          bytes += Math.max(0, used(gc.afterGC) - used(gc.beforeGC))
+        }
+        send({ type: 'promoted:stop:ok', bytes, scavenges })
       } else if (m.type === 'stop') {
         await server.stop(2000)
         process.exit(0)
