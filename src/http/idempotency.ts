@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { AppDeps } from '../context.ts'
 import { ApiError, badRequest } from './errors.ts'
 
@@ -20,7 +20,7 @@ export function checkIdempotencyKey(value: string): string {
 
 /** Same JSON with keys in another order counts as the same body. */
 export function bodyFingerprint(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(_canonical(value)) ?? '').digest('hex')
+  return hash('sha256', JSON.stringify(_canonical(value)) ?? '', 'hex')
 }
 
 function _canonical(x: unknown): unknown {

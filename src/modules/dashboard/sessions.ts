@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { hash as digest, randomBytes } from 'node:crypto'
 import type { Db } from '../../db/connect.ts'
 import type { DashboardSessionRow } from '../../db/schema.ts'
 import { withTx } from '../../db/tx.ts'
@@ -17,7 +17,7 @@ export const SESSION_COOKIE = 'travelops_session'
 const LINK_PATTERN = /^dl_[A-Za-z0-9_-]{43}$/
 const SESSION_PATTERN = /^[A-Za-z0-9_-]{43}$/
 
-const _hash = (token: string) => createHash('sha256').update(token).digest('hex')
+const _hash = (token: string) => digest('sha256', token, 'hex')
 /** 32 random bytes (256 bits), base64url: 43 characters. */
 const _token = () => randomBytes(32).toString('base64url')
 

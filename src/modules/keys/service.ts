@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 import { compiled } from '../../db/compiled.ts'
 import { keysWrite, type Db } from '../../db/connect.ts'
 import type { ApiKeyRow } from '../../db/schema.ts'
@@ -8,7 +8,8 @@ const KEY_PREFIX = 'tok_'
 /** 24 random bytes = 192 bits, base64url → 32 characters after the prefix. */
 const KEY_PATTERN = /^tok_[A-Za-z0-9_-]{32}$/
 
-export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
+/** One-shot `crypto.hash()`: no Hash object (a native handle per request) to create and collect. */
+export const hashKey = (key: string) => hash('sha256', key, 'hex')
 export const looksLikeKey = (key: string) => KEY_PATTERN.test(key)
 
 export interface CreatedKey {
