@@ -40,15 +40,15 @@ async function main(): Promise<void> {
         profiler.start()
         send({ type: 'promoted:start:ok' })
       } else if (m.type === 'promoted:stop') {
-        // Each scavenge's growth of old space: the objects it promoted (they had outlived two).
+        // Each scavenge's growth of old space: the objects it promoted (alive at two scavenges in a row).
         const used = (at: { heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[] }) =>
           at.heapSpaceStatistics.find((sp) => sp.spaceName === 'old_space')?.spaceUsedSize ?? 0
         let bytes = 0
         let scavenges = 0
-        for (const gc of profiler!.stop()?.statistics ?? []) {
-          if (gc.gcType !== 'Scavenge') continue
+        for (const collection of profiler!.stop()?.statistics ?? []) {
+          if (collection.gcType !== 'Scavenge') continue
           scavenges++
-          bytes += Math.max(0, used(gc.afterGC) - used(gc.beforeGC))
+          bytes += Math.max(0, used(collection.afterGC) - used(collection.beforeGC))
         }
         send({ type: 'promoted:stop:ok', bytes, scavenges })
       } else if (m.type === 'stop') {
