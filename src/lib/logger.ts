@@ -1,3 +1,5 @@
+import { writeSync } from 'node:fs'
+
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
@@ -24,9 +26,13 @@ export function createLogger(level: LogLevel, write: (line: string) => void = st
 let _stderr: ((line: string) => void) | undefined
 
 /**
- * Lines for stderr, written together at the end of the event-loop turn that produced them
- * (stderr to a file or pipe is a synchronous write: one system call per request line cost
- * more than the line itself under load). Flushed at once past 64 KB and when the process exits.
+ * Lines for stderr, written together at the end of the event-loop turn that produced them (one
+ * system call per request line cost more than the line itself under load). Flushed at once past
+ * 64 KB and when the process exits.
+ *
+ * Written with blocking writes to fd 2, not through `process.stderr`: on a pipe or socket whose
+ * reader is behind (a log collector), Node's stream queues what the full pipe does not take, and
+ * `process.exit()` drops the queue; a blocking write waits for room instead, as a file write does.
  */
 export function stderrLines(): (line: string) => void {
   if (_stderr) return _stderr
@@ -37,7 +43,7 @@ export function stderrLines(): (line: string) => void {
     if (pending === '') return
     const out = pending
     pending = ''
-    process.stderr.write(out)
+    _writeAll(2, Buffer.from(out))
   }
   process.on('exit', flush)
   _stderr = (line) => {
@@ -49,4 +55,19 @@ export function stderrLines(): (line: string) => void {
     }
   }
   return _stderr
+}
+
+const _pause = new Int32Array(new SharedArrayBuffer(4))
+
+/** All of `bytes` to `fd`, waiting (1 ms at a time) while a non-blocking pipe is full. Nowhere to report an error to: a closed stderr drops the lines. */
+function _writeAll(fd: number, bytes: Buffer): void {
+  let at = 0
+  while (at < bytes.length) {
+    try {
+      at += writeSync(fd, bytes, at)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return
+      Atomics.wait(_pause, 0, 0, 1)
+    }
+  }
 }
