@@ -122,6 +122,12 @@ export interface BenchDb {
   /** Every queued delivery of the tenant becomes due at `at`. */
   setDue(tenantId: string, at: Date): Promise<void>
   delivered(tenantId: string): Promise<number>
+  /**
+   * Deliveries of these subscriptions not finished yet (queued or in flight: `due_at` set). One
+   * range of deliveries_webhook_due per subscription, so it costs the same however much history
+   * the tenant has; delivered() counts that history (≈ 0.4 s at 1 M rows on SQLite).
+   */
+  unfinished(webhookIds: string[]): Promise<number>
   /** Deliveries of the tenant under a lease (attempts in flight). */
   inFlight(tenantId: string): Promise<number>
   /** Deliveries queued, of any tenant. */
@@ -139,6 +145,7 @@ export function sqliteBenchDb(o: OpenDb): BenchDb {
   const inFlight = count('SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND locked_until IS NOT NULL')
   const queued = count('SELECT count(*) AS n FROM deliveries WHERE due_at IS NOT NULL')
   const orders = count('SELECT count(*) AS n FROM orders WHERE tenant_id = ?')
+  const unfinished = count("SELECT count(*) AS n FROM deliveries WHERE webhook_id IN (SELECT value FROM json_each(?)) AND due_at IS NOT NULL")
   return {
     tenant: (name, url, hooks) => benchTenant(o, name, url, hooks),
     seedDeliveries: async (tenantId, hooks, events, dueAt) => seedDeliveries(o, tenantId, hooks, events, dueAt),
@@ -146,6 +153,7 @@ export function sqliteBenchDb(o: OpenDb): BenchDb {
       o.sqlite.prepare('UPDATE deliveries SET due_at = ? WHERE tenant_id = ? AND due_at IS NOT NULL').run(at.toISOString(), tenantId)
     },
     delivered: (tenantId) => delivered(tenantId),
+    unfinished: (webhookIds) => unfinished(JSON.stringify(webhookIds)),
     inFlight: (tenantId) => inFlight(tenantId),
     queued: () => queued(),
     orders: (tenantId) => orders(tenantId),
