@@ -1,7 +1,6 @@
-import type { Readable } from 'node:stream'
+import type { IncomingHttpHeaders } from 'node:http'
 import type { Agent, Dispatcher } from 'undici'
-import { headersProblem } from '../lib/http-headers.ts'
-import { readStream } from '../lib/read-stream.ts'
+import { outgoingHeaders } from '../lib/http-headers.ts'
 import { guardConnector, guardLookup, plainLookup, type ResolveAll } from './guard-connect.ts'
 
 /** Bytes of the response body kept for the attempt log. */
@@ -76,7 +75,7 @@ export function createSender(options: SenderOptions): Sender {
     })
     return allowPrivate ? base : guardConnector(base)
   }
-  const agents = new Map<string, { agent: Agent; used: number; busy: number }>()
+  const agents = new Map<string, _AgentEntry>()
   const sweep = setInterval(() => {
     const now = Date.now()
     for (const [key, a] of agents) {
@@ -88,7 +87,7 @@ export function createSender(options: SenderOptions): Sender {
   }, _IDLE_MS / 2)
   sweep.unref()
 
-  const _agent = (u: typeof import('undici'), key: string) => {
+  const _agent = (u: typeof import('undici'), key: string): _AgentEntry => {
     let a = agents.get(key)
     if (!a) {
       a = {
@@ -99,12 +98,15 @@ export function createSender(options: SenderOptions): Sender {
           allowH2: false,
           keepAliveTimeout: 10_000,
           keepAliveMaxTimeout: 60_000,
-          // undici's own timers only as a backstop: the AbortSignal below is the real deadline
+          // undici's own timers only as a backstop: the exchange's deadline below is the real one
           headersTimeout: timeoutMs + 1000,
           bodyTimeout: timeoutMs + 1000,
         }),
         used: 0,
         busy: 0,
+        url: '',
+        origin: '',
+        path: '',
       }
       agents.set(key, a)
     }
@@ -115,41 +117,34 @@ export function createSender(options: SenderOptions): Sender {
   async function send(req: SendRequest, signal?: AbortSignal): Promise<SendResult> {
     const u = _undici ?? (await _loadUndici())
     const started = performance.now()
-    const elapsed = () => Math.round(performance.now() - started)
-    const refused = headersProblem(req.headers)
-    if (refused) return { responseCode: null, durationMs: elapsed(), error: `${refused}: not sent`, responseBody: null }
-    const deadline = new AbortController()
-    const timer = setTimeout(() => deadline.abort(new Error(`timeout after ${timeoutMs} ms`)), timeoutMs)
-    const stop = () => deadline.abort(new Error('aborted'))
-    signal?.addEventListener('abort', stop, { once: true })
+    const headers = outgoingHeaders(req.headers)
+    if (typeof headers === 'string') return { responseCode: null, durationMs: Math.round(performance.now() - started), error: `${headers}: not sent`, responseBody: null }
+    headers['user-agent'] = userAgent
+    if (signal?.aborted) return { responseCode: null, durationMs: 0, error: 'aborted', responseBody: null, aborted: true }
     const a = _agent(u, req.key ?? '')
-    a.busy++
-    let status: number | null = null
-    try {
-      const res = await u.request(req.url, {
-        dispatcher: a.agent,
-        method: 'POST',
-        headers: _headers(req.headers, userAgent),
-        body: req.body,
-        signal: deadline.signal,
-      })
-      status = res.statusCode
-      const responseBody = await _readPrefix(res.body)
-      const retryAfter = status === 429 || status === 503 ? res.headers['retry-after'] : undefined
-      return { responseCode: res.statusCode, durationMs: elapsed(), error: null, responseBody, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) }
-    } catch (err) {
-      if (signal?.aborted && status === null) return { responseCode: null, durationMs: elapsed(), error: 'aborted', responseBody: null, aborted: true }
-      // The receiver answered and the body was cut short by shutdown: its answer counts.
-      if (signal?.aborted) return { responseCode: status, durationMs: elapsed(), error: null, responseBody: null }
-      const timedOut = deadline.signal.aborted || err instanceof u.errors.HeadersTimeoutError || err instanceof u.errors.BodyTimeoutError
-      const error = timedOut ? `timeout after ${timeoutMs} ms` : _describe(err)
-      return { responseCode: null, durationMs: elapsed(), error, responseBody: null }
-    } finally {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', stop)
-      a.busy--
-      a.used = Date.now()
+    if (a.url !== req.url) {
+      // One subscription has one URL: parsed once, not per attempt (a changed URL is parsed again).
+      let url: URL
+      try {
+        url = new URL(req.url)
+      } catch (err) {
+        return { responseCode: null, durationMs: Math.round(performance.now() - started), error: _describe(err), responseBody: null }
+      }
+      a.url = req.url
+      a.origin = url.origin
+      a.path = `${url.pathname}${url.search}`
     }
+    const x = new _Exchange(u, a, started, timeoutMs, signal)
+    const done = new Promise<SendResult>((resolve) => { x.resolve = resolve })
+    a.busy++
+    x.timer = setTimeout(_onDeadline, timeoutMs, x)
+    signal?.addEventListener('abort', x, { once: true })
+    try {
+      a.agent.dispatch({ origin: a.origin, path: a.path, method: 'POST', headers, body: req.body }, x)
+    } catch (err) {
+      x.onResponseError(null, err as Error)
+    }
+    return done
   }
 
   function reset(key: string): void {
@@ -169,31 +164,120 @@ export function createSender(options: SenderOptions): Sender {
   return { send, reset, close }
 }
 
-function _headers(given: Record<string, string>, userAgent: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(given)) out[name.toLowerCase()] = value
-  out['user-agent'] = userAgent
-  return out
+/** One subscription's keep-alive connections, and its URL as dispatch wants it. */
+interface _AgentEntry {
+  agent: Agent
+  used: number
+  busy: number
+  url: string
+  origin: string
+  path: string
 }
 
-/** Reads the body to its end (so the connection can be reused), keeping the first 4 KB; past 64 KB it stops and destroys the body (and its connection). */
-async function _readPrefix(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const stream = body as unknown as Readable
-  const kept: Buffer[] = []
-  let keptBytes = 0
-  let seen = 0
-  const read = await readStream(stream, (data) => {
-    if (keptBytes < RESPONSE_BODY_LIMIT) {
-      const part = data.subarray(0, RESPONSE_BODY_LIMIT - keptBytes)
-      kept.push(part)
-      keptBytes += part.length
+/**
+ * One attempt, as undici's dispatch handler: the status, the Retry-After header and the body's
+ * first 4 KB, read to its end (so the connection can be reused) or past 64 KB stopped (and that
+ * connection closed); settled once, by the answer, an error, the deadline or shutdown, whichever
+ * comes first. Dispatch rather than undici's request(): request()'s handler stores a new closure
+ * per request, which kept every request's objects alive past the young generation's collections
+ * (BENCHMARKS.md, "Webhooks sent without request()"); this one holds no closure of its own (its
+ * timer takes it as an argument, the shutdown signal calls its handleEvent()).
+ */
+class _Exchange implements Dispatcher.DispatchHandler {
+  resolve: (result: SendResult) => void = _noop
+  timer: NodeJS.Timeout | undefined
+  private controller: Dispatcher.DispatchController | null = null
+  private status: number | null = null
+  private retryAfter: string | undefined
+  private kept: Buffer[] = []
+  private keptBytes = 0
+  private seen = 0
+  /** Ended from this side: by the deadline, or by shutdown (the caller's signal). */
+  private ended: 'timeout' | 'aborted' | null = null
+  private settled = false
+
+  constructor(
+    private readonly u: typeof import('undici'),
+    private readonly a: _AgentEntry,
+    private readonly started: number,
+    private readonly timeoutMs: number,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.ended) controller.abort(new Error(this.ended))
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode < 200) return // 1xx: the answer is still to come
+    this.status = statusCode
+    const retryAfter = statusCode === 429 || statusCode === 503 ? headers['retry-after'] : undefined
+    if (typeof retryAfter === 'string') this.retryAfter = retryAfter
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, data: Buffer): void {
+    if (this.settled) return
+    if (this.keptBytes < RESPONSE_BODY_LIMIT) {
+      const part = data.subarray(0, RESPONSE_BODY_LIMIT - this.keptBytes)
+      this.kept.push(part)
+      this.keptBytes += part.length
     }
-    seen += data.length
-    return seen <= _DRAIN_LIMIT
-  }, 'the response body ended early')
-  if (read === 'stopped') stream.destroy()
-  // stream: true holds back a UTF-8 sequence cut in half by the limit instead of emitting U+FFFD
-  return new TextDecoder().decode(kept.length === 1 ? kept[0] : Buffer.concat(kept), { stream: seen > keptBytes })
+    this.seen += data.length
+    if (this.seen <= _DRAIN_LIMIT) return
+    this._answered()
+    controller.abort(new Error('response body past 64 KB: connection closed'))
+  }
+
+  onResponseEnd(): void {
+    this._answered()
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController | null, err: Error): void {
+    if (this.settled) return
+    // Shutdown: before any answer it was not an attempt at all; after the answer's headers, the answer counts.
+    if (this.ended === 'aborted') return this._settle(this.status === null ? { ..._NOTHING, error: 'aborted', aborted: true } : { ..._NOTHING, responseCode: this.status })
+    const timedOut = this.ended === 'timeout' || err instanceof this.u.errors.HeadersTimeoutError || err instanceof this.u.errors.BodyTimeoutError
+    this._settle({ ..._NOTHING, error: timedOut ? `timeout after ${this.timeoutMs} ms` : _describe(err) })
+  }
+
+  /** The caller's signal: shutdown. */
+  handleEvent(): void {
+    this.end('aborted')
+  }
+
+  /** Ends the attempt from this side; settled at once, whether or not undici has started it. */
+  end(why: 'timeout' | 'aborted'): void {
+    if (this.settled || this.ended) return
+    this.ended = why
+    if (this.controller) this.controller.abort(new Error(why))
+    // Not started yet (waiting for a connection), or undici did not report the abort: settled here.
+    if (!this.settled) this.onResponseError(null, new Error(why))
+  }
+
+  private _answered(): void {
+    if (this.settled) return
+    // stream: true holds back a UTF-8 sequence cut in half by the limit instead of emitting U+FFFD
+    const body = this.kept.length === 0 ? '' : new TextDecoder().decode(this.kept.length === 1 ? this.kept[0] : Buffer.concat(this.kept), { stream: this.seen > this.keptBytes })
+    this._settle({ responseCode: this.status, durationMs: 0, error: null, responseBody: body, ...(this.retryAfter !== undefined ? { retryAfter: this.retryAfter } : {}) })
+  }
+
+  private _settle(result: SendResult): void {
+    this.settled = true
+    clearTimeout(this.timer)
+    this.signal?.removeEventListener('abort', this)
+    this.a.busy--
+    this.a.used = Date.now()
+    result.durationMs = Math.round(performance.now() - this.started)
+    this.resolve(result)
+  }
+}
+
+const _NOTHING: SendResult = { responseCode: null, durationMs: 0, error: null, responseBody: null }
+const _noop = () => {}
+
+function _onDeadline(x: _Exchange): void {
+  x.end('timeout')
 }
 
 function _describe(err: unknown): string {

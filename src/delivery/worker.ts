@@ -1,12 +1,13 @@
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import { randomUUID } from 'node:crypto'
+import { setMaxListeners } from 'node:events'
 import { AdaptiveLimits } from './concurrency.ts'
 import type { FreshWork } from '../context.ts'
 import { FairPlanner, type Plan, type SlotLimits } from './plan.ts'
 import { READY_CAP, type Claim, type DeliveryStore, type Job, type Lease, type Outcome, type QueuedHook } from './port.ts'
 import { deferredRetryAt, nextRetryAt, parseRetryAfter } from './retry.ts'
-import type { Sender, SendResult } from './send.ts'
+import type { Sender, SendRequest, SendResult } from './send.ts'
 import { signPayload, standardSignature } from './sign.ts'
 
 export interface WorkerOptions {
@@ -62,14 +63,19 @@ export const DEFAULT_SLOTS: SlotLimits = { total: 256, perTenant: 64, perHook: 8
 const _FAST_MS = 1000
 /** How long after the receiver deadline the engine's own timer ends an attempt that the HTTP client did not. */
 const _BACKSTOP_MS = 500
+/** How often the backstop looks at the attempts in flight. */
+const _SWEEP_MS = 250
 
 interface Running {
   job: Job
-  abort: AbortController
   done: Promise<void>
   /** When it was started (performance.now()). */
   at: number
+  /** Settles the attempt's wait for its answer (the backstop, or shutdown past its grace); null once the answer is in. */
+  end: ((result: SendResult) => void) | null
 }
+
+const _STARTED: Promise<void> = Promise.resolve()
 
 /**
  * The delivery loop: claim due deliveries fairly (plan.ts) with leases it renews, send each
@@ -140,6 +146,24 @@ export function startWorker(o: WorkerOptions): Worker {
     o.store.renew(ids, owner, until).catch((err: unknown) => o.logger.warn('could not renew delivery leases', { error: String(err) }))
   }, Math.max(100, Math.floor(leaseMs / 3)))
   renewal.unref()
+  /** Aborted once, by stop() past its grace: every attempt still waiting for its answer ends (one signal for all, not one per attempt). */
+  const shutdown = new AbortController()
+  setMaxListeners(0, shutdown.signal)
+  /**
+   * The engine's own deadline, for when the sender does not keep its own (a request stuck in the
+   * HTTP client): an attempt still without an answer _BACKSTOP_MS after the receiver deadline is
+   * ended as a timeout, and that subscription's connections are dropped. A sweep over the
+   * attempts in flight rather than a timer per attempt; the bound stays within 1 s of the deadline.
+   */
+  const backstop = setInterval(() => {
+    const now = performance.now()
+    for (const r of running.values()) {
+      if (!r.end || now - r.at < o.timeoutMs + _BACKSTOP_MS) continue
+      o.sender.reset(r.job.webhook_id)
+      r.end({ responseCode: null, durationMs: Math.round(now - r.at), error: `timeout after ${o.timeoutMs} ms`, responseBody: null })
+    }
+  }, _SWEEP_MS)
+  backstop.unref()
 
   /** The next look at the queue: the poll, or the earliest queued delivery not yet due. */
   const schedule = (ms: number) => {
@@ -388,10 +412,9 @@ export function startWorker(o: WorkerOptions): Worker {
 
   function _start(job: Job): void {
     _count(job, 1)
-    const abort = new AbortController()
-    const entry: Running = { job, abort, done: Promise.resolve(), at: performance.now() }
-    entry.done = _attempt(job, abort.signal).finally(() => running.delete(job.id))
+    const entry: Running = { job, done: _STARTED, at: performance.now(), end: null }
     running.set(job.id, entry)
+    entry.done = _attempt(entry)
   }
 
   /** Attempts sending now: a slot is free again when its answer is in, not when it is recorded. */
@@ -415,13 +438,27 @@ export function startWorker(o: WorkerOptions): Worker {
     }
   }
 
-  async function _attempt(job: Job, signal: AbortSignal): Promise<void> {
+  async function _attempt(entry: Running): Promise<void> {
+    const job = entry.job
+    try {
+      await _attempted(entry)
+    } finally {
+      running.delete(job.id)
+    }
+  }
+
+  async function _attempted(entry: Running): Promise<void> {
+    const job = entry.job
     const at = o.clock.now()
     let result: SendResult
     let busy = 0
     try {
-      result = await _sendWithDeadline(job, signal)
+      result = await new Promise<SendResult>((resolve) => {
+        entry.end = resolve
+        o.sender.send(_request(job), shutdown.signal).then(resolve)
+      })
     } finally {
+      entry.end = null
       busy = byHook.get(job.webhook_id) ?? 0
       _count(job, -1)
     }
@@ -443,28 +480,10 @@ export function startWorker(o: WorkerOptions): Worker {
     await done
   }
 
-  /**
-   * The sender has its own deadline; this timer is the engine's, for when the HTTP client does
-   * not keep it (a request stuck in a pool): it ends the attempt and drops that subscription's
-   * connections, whatever they hold.
-   */
-  function _sendWithDeadline(job: Job, signal: AbortSignal): Promise<SendResult> {
-    const started = performance.now()
-    let backstop: NodeJS.Timeout | undefined
-    const late = new Promise<SendResult>((resolve) => {
-      const give = (ms: number, result: Omit<SendResult, 'durationMs'>) => {
-        clearTimeout(backstop)
-        backstop = setTimeout(() => {
-          o.sender.reset(job.webhook_id)
-          resolve({ ...result, durationMs: Math.round(performance.now() - started) })
-        }, ms)
-      }
-      give(o.timeoutMs + _BACKSTOP_MS, { responseCode: null, error: `timeout after ${o.timeoutMs} ms`, responseBody: null })
-      // Shutdown: the sender ends at once on its signal; if it does not, neither does the wait.
-      signal.addEventListener('abort', () => give(_BACKSTOP_MS, { responseCode: null, error: 'aborted', responseBody: null, aborted: true }), { once: true })
-    })
+  /** What one attempt sends: the event's payload, signed for this attempt. */
+  function _request(job: Job): SendRequest {
     const attemptAt = Math.floor(o.clock.now().getTime() / 1000)
-    const sent = o.sender.send({
+    return {
       key: job.webhook_id,
       url: job.url,
       body: job.payload,
@@ -481,8 +500,7 @@ export function startWorker(o: WorkerOptions): Worker {
         'webhook-timestamp': String(attemptAt),
         'webhook-signature': standardSignature(job.secret, job.event_id, attemptAt, job.payload),
       },
-    }, signal)
-    return Promise.race([sent, late]).finally(() => clearTimeout(backstop))
+    }
   }
 
   function _outcome(job: Job, at: Date, result: SendResult): Outcome {
@@ -522,8 +540,11 @@ export function startWorker(o: WorkerOptions): Worker {
       await Promise.race([all(), grace])
       if (timedOut) {
         const unsent = [...running.values()]
-        for (const r of unsent) r.abort.abort()
-        await all() // aborted sends end at once; answers that arrived are recorded by the cycles they start
+        shutdown.abort()
+        // Aborted sends end at once; a sender that does not end on the signal is not waited for long.
+        await Promise.race([all(), new Promise<void>((r) => setTimeout(r, _BACKSTOP_MS))])
+        for (const r of running.values()) r.end?.({ responseCode: null, durationMs: Math.round(performance.now() - r.at), error: 'aborted', responseBody: null, aborted: true })
+        await all() // answers that arrived are recorded by the cycles they start
         _handBack(unsent.map((r) => r.job.id))
       }
       while (ticking) await ticking
@@ -531,6 +552,7 @@ export function startWorker(o: WorkerOptions): Worker {
       await Promise.all(givingBack)
       if (outcomes.length > 0) await tick().catch((err: unknown) => o.logger.error('could not record delivery attempts', { error: String(err) }))
       clearInterval(renewal)
+      clearInterval(backstop)
       await ready // a listen() still connecting must finish before it can be stopped
       await unlisten?.().catch(() => {})
       await o.sender.close()

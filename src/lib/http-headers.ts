@@ -24,11 +24,17 @@ export function headerValueProblem(value: string): string | null {
   return null
 }
 
-/** The first problem of a set of headers, as `header '<name>' …`, or null. */
-export function headersProblem(headers: Record<string, unknown>): string | null {
-  for (const [name, value] of Object.entries(headers)) {
+/**
+ * The headers as sent (names in lower case), or the first problem of the set as
+ * `header '<name>' …`. One pass, nothing allocated but the result: it runs on every attempt.
+ */
+export function outgoingHeaders(headers: Record<string, unknown>): Record<string, string> | string {
+  const out: Record<string, string> = {}
+  for (const name in headers) {
+    const value = headers[name]
     const p = headerNameProblem(name) ?? (typeof value === 'string' ? headerValueProblem(value) : 'must be a string')
     if (p) return `header '${name}' ${p}`
+    out[name.toLowerCase()] = value as string
   }
-  return null
+  return out
 }
