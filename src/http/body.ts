@@ -56,23 +56,36 @@ const LONE_SURROGATE = /\p{Cs}/u
  * can nest half a million levels.
  */
 function _shapeProblem(root: unknown): string | undefined {
-  const stack: [unknown, number][] = [[root, 1]]
-  while (stack.length) {
-    const [value, depth] = stack.pop()!
+  // Values and their depths on two stacks: nothing allocated per node (it runs on every body).
+  const values: unknown[] = [root]
+  const depths: number[] = [1]
+  while (values.length > 0) {
+    const value = values.pop()
+    const depth = depths.pop()!
     if (typeof value === 'string') {
-      if (LONE_SURROGATE.test(value)) return 'JSON string with a lone surrogate escape (not Unicode text)'
+      if (LONE_SURROGATE.test(value)) return _LONE
       continue
     }
     if (value === null || typeof value !== 'object') continue
     if (depth > MAX_JSON_DEPTH) return `JSON nested deeper than ${MAX_JSON_DEPTH} levels`
     if (Array.isArray(value)) {
-      for (const child of value) stack.push([child, depth + 1])
+      for (let i = 0; i < value.length; i++) {
+        values.push(value[i])
+        depths.push(depth + 1)
+      }
     } else {
-      for (const [k, child] of Object.entries(value)) stack.push([k, depth], [child, depth + 1])
+      const o = value as Record<string, unknown>
+      for (const k in o) {
+        if (LONE_SURROGATE.test(k)) return _LONE
+        values.push(o[k])
+        depths.push(depth + 1)
+      }
     }
   }
   return undefined
 }
+
+const _LONE = 'JSON string with a lone surrogate escape (not Unicode text)'
 
 function _isJson(type: string | null): boolean {
   if (!type) return false

@@ -8,7 +8,8 @@ import { formatPath, issuesToDetails, validationFailed, type ErrorDetail } from 
 export function validateBody<S extends v.GenericSchema>(schema: S, value: unknown, readOnly: ReadonlySet<string> = new Set()): v.InferOutput<S> {
   // valibot's object and record schemas take an array for an object (`[]` passes as `{}`),
   // and records silently drop the keys `__proto__`, `prototype` and `constructor`.
-  const shape = _shapeProblems(schema, value, [])
+  const shape: ErrorDetail[] = []
+  _shapeProblems(schema, value, [], shape)
   const r = v.safeParse(schema, value, { abortEarly: false })
   if (r.success && shape.length === 0) return r.output
   const issues = r.success ? [] : r.issues.filter((i) => !(i.type === 'strict_object' && i.expected === 'never'))
@@ -28,22 +29,39 @@ const WRAPPERS = new Set(['optional', 'nullable', 'nullish', 'exact_optional', '
 /** Keys a valibot record drops without a word; a client's pair must be stored or refused. */
 const DROPPED_KEYS = new Set(['__proto__', 'prototype', 'constructor'])
 
-/** An array where the schema has an object or a record, and record keys valibot would drop. */
-function _shapeProblems(schema: AnySchema, value: unknown, at: (string | number)[]): ErrorDetail[] {
-  if (value === null || typeof value !== 'object') return []
-  if (WRAPPERS.has(schema.type)) return schema.wrapped ? _shapeProblems(schema.wrapped, value, at) : []
+/**
+ * An array where the schema has an object or a record, and record keys valibot would drop,
+ * added to `out`. `at` is the path so far, extended and restored in place: nothing is
+ * allocated for a body without such a problem (it runs on every body).
+ */
+function _shapeProblems(schema: AnySchema, value: unknown, at: (string | number)[], out: ErrorDetail[]): void {
+  if (value === null || typeof value !== 'object') return
+  if (WRAPPERS.has(schema.type)) {
+    if (schema.wrapped) _shapeProblems(schema.wrapped, value, at, out)
+    return
+  }
   if (schema.type === 'array') {
-    return Array.isArray(value) && schema.item ? value.flatMap((item, i) => _shapeProblems(schema.item!, item, [...at, i])) : []
+    if (!Array.isArray(value) || !schema.item) return
+    for (let i = 0; i < value.length; i++) {
+      at.push(i)
+      _shapeProblems(schema.item, value[i], at, out)
+      at.pop()
+    }
+    return
   }
-  if (schema.type !== 'strict_object' && schema.type !== 'record') return []
-  if (Array.isArray(value)) return [{ path: formatPath(at), message: 'expected Object but received Array' }]
-  const out: ErrorDetail[] = []
-  for (const [k, val] of Object.entries(value)) {
-    if (schema.type === 'record' && DROPPED_KEYS.has(k)) out.push({ path: formatPath([...at, k]), message: `the key '${k}' is not allowed` })
+  if (schema.type !== 'strict_object' && schema.type !== 'record') return
+  if (Array.isArray(value)) {
+    out.push({ path: formatPath(at), message: 'expected Object but received Array' })
+    return
+  }
+  const o = value as Record<string, unknown>
+  for (const k in o) {
+    at.push(k)
+    if (schema.type === 'record' && DROPPED_KEYS.has(k)) out.push({ path: formatPath(at), message: `the key '${k}' is not allowed` })
     const entry = schema.type === 'record' ? schema.value : _entry(schema, k)
-    if (entry) out.push(..._shapeProblems(entry, val, [...at, k]))
+    if (entry) _shapeProblems(entry, o[k], at, out)
+    at.pop()
   }
-  return out
 }
 
 /** The schema of an object's own entry `k` (never an Object.prototype member such as `constructor`). */
