@@ -76,7 +76,7 @@ function _prepareStatements(client: pg.PoolClient): void {
       names.set(text, (name = `travelops_${next++}`))
     }
     try {
-      return await query({ name, text, values })
+      return await _viaCallback(query, { name, text, values })
     } catch (err) {
       if (!isStalePlan(err)) throw err
       names.delete(text)
@@ -91,6 +91,24 @@ function _prepareStatements(client: pg.PoolClient): void {
     else if (_TX_END.test(text)) inTx = false
     return query(text, values)
   }
+}
+
+/**
+ * A query with a callback of ours rather than node-postgres's promise: for that promise
+ * node-postgres stores a new closure on each query (`query.callback = (err, res) => …` inside
+ * the promise's executor), and with it every request's objects outlived the young
+ * generation's collections (~1 kB per read promoted to old space, a full collection every
+ * second under load); the same pattern as undici's request() (BENCHMARKS.md, "Webhooks sent
+ * without request()"). The callback is made by a function of its own (_settle), which keeps nothing else.
+ */
+function _viaCallback(query: (...args: unknown[]) => unknown, config: object): Promise<pg.QueryResult> {
+  return new Promise((resolve, reject) => {
+    query(config, _settle(resolve, reject))
+  })
+}
+
+function _settle(resolve: (r: pg.QueryResult) => void, reject: (e: unknown) => void) {
+  return (err: unknown, res: pg.QueryResult) => (err ? reject(err) : resolve(res))
 }
 
 export async function pingPostgres(db: Kysely<Database>): Promise<void> {
