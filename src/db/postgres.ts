@@ -36,7 +36,8 @@ export function openPostgres(url: string, opts: { max?: number; applicationName?
   // An idle client that loses its connection (server restart) emits 'error' on the pool; without
   // a listener that would end the process. The next query gets a fresh connection.
   pool.on('error', () => {})
-  if (process.env.TRAVELOPS_PG_PREPARE !== '0') pool.on('connect', _prepareStatements)
+  const prepare = process.env.TRAVELOPS_PG_PREPARE !== '0'
+  pool.on('connect', (client) => _wrapQueries(client, prepare))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   return { db, pool }
 }
@@ -56,7 +57,8 @@ const _TX_END = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i
  * "Request bodies, receivers' answers, statements prepared per connection"). Statements without parameters
  * (transaction control, migrations) go as before. `TRAVELOPS_PG_PREPARE=0` turns this off
  * (behind a pooler in transaction mode that does not track prepared statements, e.g. PgBouncer
- * before 1.21).
+ * before 1.21). Either way every query goes with a callback of ours (_viaCallback), not
+ * node-postgres's promise.
  *
  * A statement prepared before a migration changed a table it reads with `*` fails once with
  * "cached plan must not change result type" (a process still running while a newer one
@@ -64,7 +66,7 @@ const _TX_END = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i
  * once outside a transaction; inside one the error goes up and withTx() runs the transaction
  * again (isStalePlan).
  */
-function _prepareStatements(client: pg.PoolClient): void {
+function _wrapQueries(client: pg.PoolClient, prepare: boolean): void {
   const names = new Map<string, string>()
   let next = 0
   let inTx = false
@@ -72,7 +74,7 @@ function _prepareStatements(client: pg.PoolClient): void {
   const named = async (text: string, values: unknown[], retried = false): Promise<pg.QueryResult> => {
     let name = names.get(text)
     if (name === undefined) {
-      if (names.size >= PREPARED_PER_CONNECTION) return query(text, values)
+      if (names.size >= PREPARED_PER_CONNECTION) return _viaCallback(query, { text, values })
       names.set(text, (name = `travelops_${next++}`))
     }
     try {
@@ -85,11 +87,13 @@ function _prepareStatements(client: pg.PoolClient): void {
     }
   }
   ;(client as unknown as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
-    if (typeof text !== 'string' || callback !== undefined) return query(text, values, callback)
-    if (Array.isArray(values) && values.length > 0) return named(text, values)
+    // A callback, or a submittable (a cursor: node-postgres returns it, not a promise), as given.
+    if (callback !== undefined || typeof values === 'function' || typeof (text as { submit?: unknown })?.submit === 'function') return query(text, values, callback)
+    if (typeof text !== 'string') return _viaCallback(query, text as object, values)
+    if (prepare && Array.isArray(values) && values.length > 0) return named(text, values)
     if (_TX_START.test(text)) inTx = true
     else if (_TX_END.test(text)) inTx = false
-    return query(text, values)
+    return _viaCallback(query, { text, values })
   }
 }
 
@@ -101,9 +105,10 @@ function _prepareStatements(client: pg.PoolClient): void {
  * second under load); the same pattern as undici's request() (BENCHMARKS.md, "Webhooks sent
  * without request()"). The callback is made by a function of its own (_settle), which keeps nothing else.
  */
-function _viaCallback(query: (...args: unknown[]) => unknown, config: object): Promise<pg.QueryResult> {
+function _viaCallback(query: (...args: unknown[]) => unknown, config: object, values?: unknown): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
-    query(config, _settle(resolve, reject))
+    if (values === undefined) query(config, _settle(resolve, reject))
+    else query(config, values, _settle(resolve, reject))
   })
 }
 
