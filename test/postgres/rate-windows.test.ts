@@ -39,11 +39,17 @@ describe('SharedRateLimiter on PostgreSQL', () => {
     return { db: db.withPlugin(plugin), plugin }
   }
   const allowed = (ds: { allowed: boolean }[]) => ds.filter((d) => d.allowed).length
+  // The limiter's clock: real time moved to the middle of an hour, so that no test's requests
+  // fall into two hourly windows when the suite runs across a full hour (it did once in CI).
+  const HOUR_MS = 3_600_000
+  const started = Date.now()
+  const base = Math.floor(started / HOUR_MS) * HOUR_MS + HOUR_MS / 2
+  const clock = () => base + (Date.now() - started)
 
   test('two processes, 150 concurrent requests each on a limit of 100: exactly 100 allowed', async () => {
     const keyId = await newKey()
     const [a, b] = [new SharedRateLimiter(one.db), new SharedRateLimiter(two.db)]
-    const now = Date.now()
+    const now = clock()
     const ds = await Promise.all(Array.from({ length: 300 }, (_, i) => (i % 2 ? a : b).hit(keyId, 100, now, tenantId)))
     assert.equal(allowed(ds), 100)
     assert.ok(await shared(keyId) >= 300 - 100, 'the refused requests are counted too')
@@ -53,7 +59,7 @@ describe('SharedRateLimiter on PostgreSQL', () => {
     const keyId = await newKey()
     const [a, b] = [new SharedRateLimiter(one.db), new SharedRateLimiter(two.db)]
     const ds = []
-    for (let n = 0; n < 13; n++) ds.push(await (n % 2 ? a : b).hit(keyId, 10, Date.now(), tenantId))
+    for (let n = 0; n < 13; n++) ds.push(await (n % 2 ? a : b).hit(keyId, 10, clock(), tenantId))
     assert.deepEqual(ds.map((d) => d.allowed), [...Array(10).fill(true), false, false, false])
     assert.deepEqual(ds.slice(0, 10).map((d) => d.remaining), [9, 8, 7, 6, 5, 4, 3, 2, 1, 0])
     assert.equal(await shared(keyId), 13)
@@ -65,7 +71,7 @@ describe('SharedRateLimiter on PostgreSQL', () => {
     const limiter = new SharedRateLimiter(db)
     let ok = 0
     for (let burst = 0; burst < 20; burst++) {
-      const ds = await Promise.all(Array.from({ length: 100 }, () => limiter.hit(keyId, 1_000_000, Date.now(), tenantId)))
+      const ds = await Promise.all(Array.from({ length: 100 }, () => limiter.hit(keyId, 1_000_000, clock(), tenantId)))
       ok += allowed(ds)
     }
     assert.equal(ok, 2000)
@@ -77,18 +83,18 @@ describe('SharedRateLimiter on PostgreSQL', () => {
   test('units a process holds unused go back after a second, the rest at close(): a key whose traffic moves to another process gets its whole limit', async () => {
     const keyId = await newKey()
     const [a, b] = [new SharedRateLimiter(one.db), new SharedRateLimiter(two.db)]
-    for (let burst = 0; burst < 6; burst++) await Promise.all(Array.from({ length: 50 }, () => a.hit(keyId, 1000, Date.now(), tenantId)))
+    for (let burst = 0; burst < 6; burst++) await Promise.all(Array.from({ length: 50 }, () => a.hit(keyId, 1000, clock(), tenantId)))
     assert.ok(await shared(keyId) > 300, 'a holds units it has not used (else this test proves nothing)')
     await new Promise((r) => setTimeout(r, 1_300))
     assert.equal(await shared(keyId), 300, 'after a second unused they are given back')
     const ds = []
-    for (let n = 0; n < 750; n++) ds.push(await b.hit(keyId, 1000, Date.now(), tenantId))
+    for (let n = 0; n < 750; n++) ds.push(await b.hit(keyId, 1000, clock(), tenantId))
     assert.equal(allowed(ds), 700, 'the other process gets all that is left')
     assert.deepEqual(ds.slice(698, 702).map((d) => d.allowed), [true, true, false, false])
 
     const other = await newKey()
-    await Promise.all(Array.from({ length: 100 }, () => b.hit(other, 100_000, Date.now(), tenantId)))
-    await Promise.all(Array.from({ length: 100 }, () => b.hit(other, 100_000, Date.now(), tenantId)))
+    await Promise.all(Array.from({ length: 100 }, () => b.hit(other, 100_000, clock(), tenantId)))
+    await Promise.all(Array.from({ length: 100 }, () => b.hit(other, 100_000, clock(), tenantId)))
     assert.ok(await shared(other) > 200, 'b holds units it has not used')
     await b.close()
     assert.equal(await shared(other), 200, 'close() gives them back at once')
@@ -98,7 +104,7 @@ describe('SharedRateLimiter on PostgreSQL', () => {
   test('a key used rarely reserves one request at a time', async () => {
     const keyId = await newKey()
     const limiter = new SharedRateLimiter(one.db)
-    const t0 = Date.now()
+    const t0 = clock()
     for (let n = 0; n < 3; n++) assert.equal((await limiter.hit(keyId, 1_000_000, t0 + n * 2_000, tenantId)).allowed, true)
     assert.equal(await shared(keyId), 3)
   })
