@@ -116,6 +116,13 @@ export function startWorker(o: WorkerOptions): Worker {
    * it: every delivery queued since was named by its commit and claimed by the fast path.
    */
   let needRead = true
+  /**
+   * The next read was asked for by this process (not only by another's announcement): due work
+   * it leaves undealt is announced. A read that only answers an announcement does not announce
+   * back what it cannot take either: the process that announced it knows it is there, and two
+   * busy processes would otherwise wake each other to read the queue without end.
+   */
+  let ownRead = true
   /** When the last wake without hints came (performance.now()). */
   let plainWakeAt = -1
   let stopping = false
@@ -136,7 +143,7 @@ export function startWorker(o: WorkerOptions): Worker {
     await o.store.recover(owner)
     // Another process committed work: read the queue. (A manual retry asked there of an attempt in
     // flight here is claimed by the next read after its recording, at the latest the poll's.)
-    if (o.store.listen) unlisten = await o.store.listen(() => stopping || look())
+    if (o.store.listen) unlisten = await o.store.listen(() => stopping || heard())
     started = true
   })().catch((err: unknown) => o.logger.error('delivery store could not start', { error: String(err) }))
   const renewal = setInterval(() => {
@@ -176,7 +183,25 @@ export function startWorker(o: WorkerOptions): Worker {
   /** A cycle that reads the queue (a cycle that only records outcomes does not, unless it must: see tick()). */
   function look(): void {
     needRead = true
+    ownRead = true
     run()
+  }
+
+  /** Another process announced work it could not take. */
+  function heard(): void {
+    needRead = true
+    run()
+  }
+
+  /**
+   * Work is queued that no slot here can take now (the subscriptions' or the process's limits
+   * are reached): the queue is read again once one of the attempts in flight is answered (the
+   * cycle that records it reads it), at a due time or at the poll, rather than now. A read now
+   * would deal nothing; on PostgreSQL, with a backlog, it was one read of the queue per commit.
+   */
+  function readWhenFree(): void {
+    needRead = true
+    ownRead = true
   }
 
   /**
@@ -262,7 +287,7 @@ export function startWorker(o: WorkerOptions): Worker {
       o.logger.warn('could not give back leased deliveries; they are claimed again when the lease expires', { error: String(err) })
     }).finally(() => {
       givingBack.delete(given)
-      if (!stopping) look()
+      if (!stopping) readWhenFree()
       handOff()
     })
     givingBack.add(given)
@@ -280,7 +305,7 @@ export function startWorker(o: WorkerOptions): Worker {
     if (behind) {
       fresh.clear()
       handOff()
-      return look()
+      return readWhenFree()
     }
     const now = o.clock.now()
     const queued = [...fresh.values()].map((q) => ({ ...q, due: now.toISOString(), ready: Math.min(q.ready, READY_CAP) }))
@@ -296,7 +321,7 @@ export function startWorker(o: WorkerOptions): Worker {
       else for (const job of jobs) _start(job)
       if (partial) {
         handOff()
-        look()
+        readWhenFree()
       }
     }, (err: unknown) => {
       c.release()
@@ -376,13 +401,15 @@ export function startWorker(o: WorkerOptions): Worker {
     // again: a failure (its retry), a manual attempt, an attempt that was in flight when work
     // came from elsewhere. A cycle with only other successes just records them.
     const requeues = batch.some((x) => x.job.manual > 0 || (running.get(x.job.id)?.at ?? 0) <= plainWakeAt)
-    const read = !stopping && (needRead || requeues || batch.some((x) => !x.delivered))
-    if (read) needRead = false
+    const failed = batch.some((x) => !x.delivered)
+    const read = !stopping && (needRead || requeues || failed)
+    const announce = ownRead || requeues || failed
+    if (read) needRead = ownRead = false
     const c = read ? _claim(o.clock.now(), undefined, (p) => {
       if (p.nextDueMs !== null) wait = Math.min(wait, p.nextDueMs)
       if (p.left) {
         needRead = true
-        handOff()
+        if (announce) handOff()
       }
     }) : undefined
     recording = batch.map((x) => x.job.id)
@@ -395,7 +422,10 @@ export function startWorker(o: WorkerOptions): Worker {
         }
       }
     } catch (err) {
-      if (read) needRead = true
+      if (read) {
+        needRead = true
+        ownRead ||= announce
+      }
       if (batch.length > 0) o.logger.error('could not record delivery attempts; they will be retried when their lease expires', { error: String(err) })
       else throw err
     } finally {

@@ -18,8 +18,9 @@ import { insertWebhook, storeUnderTest } from '../helpers/store.ts'
 // with a real receiver. The fast path: the subscriptions a commit in this process just gave
 // deliveries are claimed at once, from what the commit named, without reading the queue first
 // and beside a cycle that may be in progress. The planner's limits hold across two claims in
-// flight (a plan's slots count as in flight until its claim returns); while the engine is
-// behind only the ordinary round-robin cycle deals; and a slot is free once its answer is in.
+// flight (a plan's slots count as in flight until its claim returns); work that no slot can take
+// now (the engine behind, a subscription at its limit) costs its commit no claim and no read of
+// the queue, and is dealt by the cycle that records a freed slot; a slot is free once its answer is in.
 
 let env: Awaited<ReturnType<typeof storeUnderTest>>
 const receivers: Receiver[] = []
@@ -195,6 +196,28 @@ test('work this process cannot take now (a subscription\'s limit reached) is ann
   await w.stop()
 })
 
+test('a read that only answers another process\'s announcement does not announce back what it cannot take either (two busy processes would wake each other without end)', async () => {
+  const { rx, release } = await gated()
+  await subscriptions(rx, 1)
+  await commit(3) // queued before the worker starts
+  const { store, cycles, announced } = observed()
+  let heard: (() => void) | undefined
+  const w = worker({ ...store, listen: async (wake) => { heard = wake; return async () => {} } }, { perHook: 1, maxPerHook: 1 })
+  await rx.waitFor(1)
+  await until('the first read announced the 2 it left', () => announced.count > 0)
+  const reads = cycles.filter((c) => c.read).length
+  const count = announced.count
+  for (let i = 0; i < 3; i++) {
+    heard!() // another process's NOTIFY
+    await until('the read it asked for', () => cycles.filter((c) => c.read).length === reads + i + 1)
+  }
+  await sleep(50)
+  assert.equal(announced.count, count, 'the reads answering announcements announced nothing back')
+  release()
+  await rx.waitFor(3, 10_000)
+  await w.stop()
+})
+
 test('a fast claim beside a cycle whose claim has not returned yet: together they never exceed a subscription\'s limit', async () => {
   let now = 0
   let peak = 0
@@ -223,7 +246,7 @@ test('a fast claim beside a cycle whose claim has not returned yet: together the
   await w.stop()
 })
 
-test('while the engine is behind (every process-wide slot taken with due work left), a commit wakes the round-robin cycle, not the fast path', async () => {
+test('while the engine is behind (every process-wide slot taken with due work left), commits neither claim nor read the queue; the cycle that records a freed slot deals their work', async () => {
   const { rx, release } = await gated()
   await subscriptions(rx, 2)
   await commit(3) // 3 due for each of the 2 subscriptions
@@ -231,11 +254,28 @@ test('while the engine is behind (every process-wide slot taken with due work le
   const w = worker(store, { total: 2 })
   await rx.waitFor(2) // one slot each; the 4 others wait: behind
   const before = cycles.length
-  await commit(1, (fresh) => w.wake(fresh))
-  await until('the cycle the commit woke', () => cycles.length > before)
-  assert.deepEqual(cycles.filter((c) => c.queued !== null), [], 'no fast claim while behind')
+  for (let i = 0; i < 5; i++) await commit(1, (fresh) => w.wake(fresh))
+  await sleep(200)
+  assert.deepEqual(cycles.slice(before), [], 'no fast claim and no read of the queue: no slot could take anything')
   release()
-  await rx.waitFor(8, 10_000)
+  await rx.waitFor(16, 10_000)
+  assert.ok(cycles.slice(before).some((c) => c.read && c.outcomes > 0), 'the queue was read by a cycle recording answers')
+  await w.stop()
+})
+
+test('a commit to subscriptions at their limit reads nothing; the work is dealt as their answers come in', async () => {
+  const { rx: held, release, peak } = await gated()
+  const { rx, cycles, w } = await workerFor(1, held, { perHook: 2, maxPerHook: 2 })
+  await commit(2, (fresh) => w.wake(fresh))
+  await rx.waitFor(2) // both slots taken until the receiver answers
+  await until('the fast claims returned', () => cycles.filter((c) => c.queued !== null).reduce((n, c) => n + c.jobs, 0) === 2)
+  const before = cycles.length
+  for (let i = 0; i < 5; i++) await commit(1, (fresh) => w.wake(fresh))
+  await sleep(200)
+  assert.deepEqual(cycles.slice(before).filter((c) => c.read || c.jobs > 0), [], 'no queue read, nothing claimed: the subscription had no slot free')
+  release()
+  await rx.waitFor(7, 10_000)
+  assert.equal(peak(), 2, 'never more than the limit at the receiver')
   await w.stop()
 })
 
