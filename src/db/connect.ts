@@ -58,6 +58,8 @@ export async function openDatabase(target: string, opts: OpenOptions = {}): Prom
   // connection held by a transaction that waits for them.
   const side = openPostgres(target, { max: 2, applicationName: 'travelops counters' })
   _sides.set(db, side.db)
+  const delivery = openPostgres(target, { max: 4, applicationName: 'travelops delivery', options: DELIVERY_PLANNER })
+  _deliveries.set(db, delivery.db)
   const keys = new KeysWatch(target)
   _pgKeys.set(db, keys)
   const where = redactUrl(target)
@@ -71,11 +73,11 @@ export async function openDatabase(target: string, opts: OpenOptions = {}): Prom
     assertUsable(state, where, { create: opts.create ?? false, allowPending: opts.allowPending })
     if (opts.migrate) await migratePostgres(db, undefined, opts.observer)
   } catch (err) {
-    await Promise.all([db.destroy(), health.pool.end(), side.pool.end(), keys.close()])
+    await Promise.all([db.destroy(), health.pool.end(), side.pool.end(), delivery.db.destroy(), keys.close()])
     throw err
   }
   void pool // kysely's destroy() ends the pool
-  return { db, engine: 'postgres', close: async () => void (await Promise.all([db.destroy(), health.pool.end(), side.pool.end(), keys.close()])) }
+  return { db, engine: 'postgres', close: async () => void (await Promise.all([db.destroy(), health.pool.end(), side.pool.end(), delivery.db.destroy(), keys.close()])) }
 }
 
 /**
@@ -222,6 +224,29 @@ export async function pingDb(db: Db): Promise<void> {
 /** PostgreSQL: a connection of its own for pingDb(), so /health never queues behind the pool's requests. */
 const _pings = new WeakMap<Db, () => Promise<unknown>>()
 const _sides = new WeakMap<Db, Db>()
+const _deliveries = new WeakMap<Db, Db>()
+
+/**
+ * How the delivery engine's connections plan: never a bitmap or a sequential scan. Every
+ * statement of the PostgreSQL delivery store (db/pg-delivery-store.ts) finds its rows through an
+ * index by construction (a subscription's due deliveries in due order, a batch of ids), and a
+ * LIMIT stops an index scan after the rows it needs; a bitmap scan reads every matching index
+ * entry first and a sequential scan the whole table. Which one the planner takes follows the
+ * statistics: with a backlog that the last ANALYZE did not see (a burst of writes, a receiver
+ * down for an hour) it took the bitmap scan, and each read of the queue and each claim cost
+ * the size of the backlog (7–15 ms at 40 k queued, several hundred times a second) instead of
+ * the size of the batch (BENCHMARKS.md, "The delivery engine's reads cost the batch, not the
+ * backlog"). These settings keep the index paths whatever the statistics say.
+ */
+export const DELIVERY_PLANNER = '-c enable_bitmapscan=off -c enable_seqscan=off'
+
+/**
+ * @internal PostgreSQL: the pool the delivery store runs on (DELIVERY_PLANNER's settings; apart
+ * from the API's pool, so neither waits for the other's connections). SQLite: the database itself.
+ */
+export function deliveryDbOf(db: Db): Db {
+  return _deliveries.get(db) ?? db
+}
 
 /**
  * @internal A database to run a statement that commits on its own while `tx` stays open: on

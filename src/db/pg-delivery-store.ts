@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
+import { deliveryDbOf } from './connect.ts'
 import { storedHeaders } from './delivery-store.ts'
 import type { Database } from './schema.ts'
 
@@ -19,7 +20,9 @@ const CHANNEL = 'travelops_work'
 type Db = Kysely<Database>
 type Tx = Transaction<Database>
 
-export function pgDeliveryStore(db: Db, url: string, health: HealthPolicy = { disableAfterMs: 0 }): DeliveryStore & { announce(): void } {
+export function pgDeliveryStore(opened: Db, url: string, health: HealthPolicy = { disableAfterMs: 0 }): DeliveryStore & { announce(): void } {
+  // Connections of the engine's own, planned with DELIVERY_PLANNER (db/connect.ts).
+  const db = deliveryDbOf(opened)
   let announcing = false
   // Signs this store's announcements: they are for the other processes (this one's worker
   // already knows what it could not take), so hearing its own NOTIFY would only cost a cycle.
@@ -110,11 +113,11 @@ async function _health(tx: Tx, o: Outcome, health: HealthPolicy): Promise<Disabl
 
 /** What the claim plans from: the subscriptions it was given (the worker's fast path), or the queue read. */
 async function _queued(db: Db | Tx, claim: Claim): Promise<QueuedHook[]> {
-  return claim.queued ?? _queuedHooks(db, claim.now)
+  return claim.queued ?? queuedHooks(db, claim.now)
 }
 
-/** Subscriptions with queued deliveries: a skip scan over deliveries_webhook_due, as on SQLite. */
-async function _queuedHooks(db: Db | Tx, now: string): Promise<QueuedHook[]> {
+/** @internal Subscriptions with queued deliveries: a skip scan over deliveries_webhook_due, as on SQLite (exported for the test that reads its plan). */
+export async function queuedHooks(db: Db | Tx, now: string): Promise<QueuedHook[]> {
   const rows = await sql<QueuedHook>`
     with recursive hooks(id) as (
       select (select webhook_id from deliveries where due_at is not null order by webhook_id limit 1)
@@ -142,22 +145,7 @@ async function _claimAll(db: Db | Tx, plan: { webhook_id: string; limit: number 
   const wanted = plan.filter((w) => w.limit > 0)
   if (wanted.length === 0) return []
   const recording = c.exclude?.length ? [...recorded, ...c.exclude] : recorded
-  const claimed = (await sql<Claimed & { payload: string; event_at: string; url: string; secret: string; headers: string; retry_count: number }>`
-    with want(webhook_id, lim) as (select * from unnest(${wanted.map((w) => w.webhook_id)}::text[], ${wanted.map((w) => w.limit)}::int[])),
-    hooks as (select w.id, w.url, w.secret, w.headers, w.retry_count, w.active = 1 and w.deleted_at is null as live, want.lim
-      from want join webhooks w on w.id = want.webhook_id),
-    dropped as (update deliveries set due_at = null, next_retry_at = null, manual = 0, locked_until = null, locked_by = null,
-        status = case when status = 'pending' then 'failed' else status end
-      where id in (select d.id from hooks h join deliveries d on d.webhook_id = h.id where not h.live
-        and d.due_at is not null and d.due_at <= ${c.now} and (d.locked_until is null or d.locked_until < ${c.now})
-        and d.id <> all(${recording}::text[]) for update of d skip locked)),
-    c as (update deliveries set locked_until = ${c.leaseUntil}, locked_by = ${c.owner}
-      where id in (select due.id from hooks h cross join lateral (select id from deliveries where webhook_id = h.id
-        and due_at is not null and due_at <= ${c.now} and (locked_until is null or locked_until < ${c.now}) and id <> all(${recording}::text[])
-        order by due_at limit h.lim for update skip locked) due where h.live)
-      returning id, tenant_id, webhook_id, event_id, event, attempts, retries, manual, next_retry_at, status)
-    select c.*, e.payload, e.created_at as event_at, h.url, h.secret, h.headers, h.retry_count
-    from c join events e on e.id = c.event_id join hooks h on h.id = c.webhook_id`.execute(db)).rows
+  const claimed = await claimRows(db, wanted, c, recording)
   const order = new Map(wanted.map((w, i) => [w.webhook_id, i]))
   claimed.sort((a, b) => order.get(a.webhook_id)! - order.get(b.webhook_id)!)
   const headers = new Map<string, Record<string, string>>()
@@ -166,6 +154,33 @@ async function _claimAll(db: Db | Tx, plan: { webhook_id: string; limit: number 
     if (!h) headers.set(row.webhook_id, (h = storedHeaders(stored)))
     return { ...row, owner: c.owner, url, secret, headers: h, retryCount: retry_count, payload, eventAt: event_at }
   })
+}
+
+type _ClaimedRow = Claimed & { payload: string; event_at: string; url: string; secret: string; headers: string; retry_count: number }
+
+/**
+ * @internal The claim's one statement (see _claimAll()); exported for the test that reads its plan.
+ * Rows are updated through `id = any(array(…))`, a batch of primary-key lookups: with `id in
+ * (…)` the planner could join against the whole table (a sequential scan of every delivery)
+ * when its statistics expected many due rows.
+ */
+export async function claimRows(db: Db | Tx, wanted: { webhook_id: string; limit: number }[], c: Claim, recording: string[]): Promise<_ClaimedRow[]> {
+  return (await sql<_ClaimedRow>`
+    with want(webhook_id, lim) as (select * from unnest(${wanted.map((w) => w.webhook_id)}::text[], ${wanted.map((w) => w.limit)}::int[])),
+    hooks as (select w.id, w.url, w.secret, w.headers, w.retry_count, w.active = 1 and w.deleted_at is null as live, want.lim
+      from want join webhooks w on w.id = want.webhook_id),
+    dropped as (update deliveries set due_at = null, next_retry_at = null, manual = 0, locked_until = null, locked_by = null,
+        status = case when status = 'pending' then 'failed' else status end
+      where id = any(array(select d.id from hooks h join deliveries d on d.webhook_id = h.id where not h.live
+        and d.due_at is not null and d.due_at <= ${c.now} and (d.locked_until is null or d.locked_until < ${c.now})
+        and d.id <> all(${recording}::text[]) for update of d skip locked))),
+    c as (update deliveries set locked_until = ${c.leaseUntil}, locked_by = ${c.owner}
+      where id = any(array(select due.id from hooks h cross join lateral (select id from deliveries where webhook_id = h.id
+        and due_at is not null and due_at <= ${c.now} and (locked_until is null or locked_until < ${c.now}) and id <> all(${recording}::text[])
+        order by due_at limit h.lim for update skip locked) due where h.live))
+      returning id, tenant_id, webhook_id, event_id, event, attempts, retries, manual, next_retry_at, status)
+    select c.*, e.payload, e.created_at as event_at, h.url, h.secret, h.headers, h.retry_count
+    from c join events e on e.id = c.event_id join hooks h on h.id = c.webhook_id`.execute(db)).rows
 }
 
 /**

@@ -25,13 +25,15 @@ export interface PgHandle {
 }
 
 /** A pool and kysely on it. `max` connections per process (each `serve` holds its own pool). */
-export function openPostgres(url: string, opts: { max?: number; applicationName?: string } = {}): { db: Kysely<Database>; pool: pg.Pool } {
+export function openPostgres(url: string, opts: { max?: number; applicationName?: string; options?: string } = {}): { db: Kysely<Database>; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
     types: _types as unknown as pg.CustomTypesConfig,
     application_name: opts.applicationName ?? 'travelops',
     connectionTimeoutMillis: 10_000,
+    // Settings of every connection of this pool (`-c name=value …`), as the server takes them at connect.
+    ...(opts.options ? { options: opts.options } : {}),
   })
   // An idle client that loses its connection (server restart) emits 'error' on the pool; without
   // a listener that would end the process. The next query gets a fresh connection.
