@@ -231,8 +231,10 @@ type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupS' | 'durationS'>
 /**
  * The same HTTP figures on PostgreSQL (BENCH_PG_URL, or a server started like the tests'),
  * each against the bare route measured right before it, and POST with two `serve` processes
- * on the one database against one process under the same client load (16 connections, split
- * 8 + 8 for two).
+ * on the one database against one process under the same client load: one load-generator
+ * process with 16 connections, at the one process, then split 8 + 8 between the two (two
+ * generator processes, as before, cost the two-process half a process of its own on these two
+ * cores: BENCHMARKS.md, thirteenth session).
  */
 async function _postgres(c: Ctx): Promise<Figure[]> {
   const pgb = await startPgBench()
@@ -297,7 +299,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
       {
         id: 'pg-two-processes', name: 'PostgreSQL: POST with two serve processes ÷ one (same client load)', unit: '×', value: scale,
         baseline: null, ratio: null, target: '≥ 1.00', pass: scale >= 1, cpuUs: both.cpuUsPerReq, baselineCpuUs: single.cpuUsPerReq,
-        notes: `one process ${fmt(single.reqPerS)} req/s, two ${fmt(both.reqPerS)} req/s; on this 2-core machine the server, both processes and the load generator share the cores`,
+        notes: `one process ${fmt(single.reqPerS)} req/s, two ${fmt(both.reqPerS)} req/s, from the same load generator (16 connections, split 8 + 8 for two); on this 2-core machine the server, both processes and the load generator share the cores`,
       },
     ]
   } finally {
@@ -420,20 +422,17 @@ async function _retentionLoad(url: string, t: BenchTenant, left: () => Promise<b
   return { n: sorted.length, p50: Math.round(percentile(sorted, 50)), p99: Math.round(percentile(sorted, 99)), max: Math.round(sorted[sorted.length - 1] ?? NaN), seconds }
 }
 
-/** One load spread over several servers at once (connections split between them); CPU summed. */
+/** One load spread over several servers at once: one load generator, its connections split between them; CPU summed. */
 async function _loadSplit(servers: Child[], urls: string[], spec: Spec): Promise<Measured> {
-  const per = Math.max(1, Math.round(S.connections / servers.length))
-  const loads = urls.map((url) => spawnChild(ROOT, 'autocannon', 'load.ts', [JSON.stringify({ connections: per, warmupS: S.warmupS, durationS: S.durationS, url, ...spec })]))
-  await Promise.all(loads.map((l) => l.next('warm', (S.warmupS + 30) * 1000)))
+  const load = spawnChild(ROOT, 'autocannon', 'load.ts', [JSON.stringify({ connections: S.connections, warmupS: S.warmupS, durationS: S.durationS, url: urls[0]!, urls, ...spec })])
+  await load.next('warm', (S.warmupS + 30) * 1000)
   const cpu0 = await Promise.all(servers.map((s) => s.cpuUs()))
-  for (const l of loads) l.send({ type: 'go' })
-  const results = await Promise.all(loads.map((l) => l.next<LoadResult>('result', (S.durationS + 30) * 1000)))
+  load.send({ type: 'go' })
+  const r = await load.next<LoadResult>('result', (S.durationS + 30) * 1000)
   const cpu1 = await Promise.all(servers.map((s) => s.cpuUs()))
-  const ok = results.reduce((a, r) => a + r.ok, 0)
-  const bad = results.reduce((a, r) => a + r.non2xx + r.errors, 0)
-  if (bad > 0) throw new Error(`split load: ${bad} non-2xx answers or errors`)
+  if (r.non2xx + r.errors > 0) throw new Error(`split load: ${r.non2xx} non-2xx answers, ${r.errors} errors`)
   const cpu = cpu1.reduce((a, x, i) => a + x - cpu0[i]!, 0)
-  return { ...results[0]!, ok, reqPerS: results.reduce((a, r) => a + r.reqPerS, 0), cpuUsPerReq: cpu / ok }
+  return { ...r, cpuUsPerReq: cpu / r.ok }
 }
 
 /**

@@ -1,12 +1,16 @@
-// The load generator, in its own process: autocannon against one URL. It warms up first,
-// then says `warm` and waits for `go` (so the orchestrator can read the server's CPU time
-// right before), runs the measured part and sends the result.
+// The load generator, in its own process: autocannon against one URL, or against several at
+// once (`urls`: the connections split between them, one autocannon each, all in this one process:
+// the same client whether it aims at one server or at several). It warms up first, then says
+// `warm` and waits for `go` (so the orchestrator can read the server's CPU time right before),
+// runs the measured part and sends the result (summed over the URLs).
 import autocannon from 'autocannon'
 import { readFileSync } from 'node:fs'
 import { next, send } from './child.ts'
 
 export interface LoadSpec {
   url: string
+  /** Several servers at once instead of `url`: `connections` split between them. */
+  urls?: string[]
   connections: number
   warmupS: number
   durationS: number
@@ -33,17 +37,20 @@ async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2]!) as LoadSpec
   const paths = spec.pathsFile ? readFileSync(spec.pathsFile, 'utf8').split('\n').filter(Boolean) : spec.paths ?? ['/']
   const requests = paths.map((path) => ({ method: spec.method, path, headers: spec.headers, body: spec.body }))
-  const run = (duration: number) => autocannon({ url: spec.url, connections: spec.connections, pipelining: 1, duration, requests })
+  const urls = spec.urls ?? [spec.url]
+  const per = Math.max(1, Math.round(spec.connections / urls.length))
+  const run = (duration: number) => Promise.all(urls.map((url) => autocannon({ url, connections: per, pipelining: 1, duration, requests })))
   if (spec.warmupS > 0) await run(spec.warmupS)
   send({ type: 'warm' })
   await next('go')
-  const r = await run(spec.durationS)
+  const rs = await run(spec.durationS)
   const statusCodes: Record<string, number> = {}
-  for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = Number(v.count)
-  const ok = r['2xx']
+  for (const r of rs) for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = (statusCodes[code] ?? 0) + Number(v.count)
+  const ok = rs.reduce((a, r) => a + r['2xx'], 0)
+  const seconds = Math.max(...rs.map((r) => r.duration))
   const result: LoadResult = {
-    ok, non2xx: r.non2xx, errors: r.errors + r.timeouts, seconds: r.duration,
-    reqPerS: ok / r.duration, p50Ms: r.latency.p50, p99Ms: r.latency.p99, statusCodes,
+    ok, non2xx: rs.reduce((a, r) => a + r.non2xx, 0), errors: rs.reduce((a, r) => a + r.errors + r.timeouts, 0), seconds,
+    reqPerS: rs.reduce((a, r) => a + r['2xx'] / r.duration, 0), p50Ms: Math.max(...rs.map((r) => r.latency.p50)), p99Ms: Math.max(...rs.map((r) => r.latency.p99)), statusCodes,
   }
   send({ type: 'result', ...result })
 }
