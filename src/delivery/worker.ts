@@ -182,8 +182,7 @@ export function startWorker(o: WorkerOptions): Worker {
 
   /** A cycle that reads the queue (a cycle that only records outcomes does not, unless it must: see tick()). */
   function look(): void {
-    needRead = true
-    ownRead = true
+    readWhenFree()
     run()
   }
 
