@@ -59,31 +59,36 @@ const _BYTES_PAST = 64 * 1024
  * are mapped and serialised one at a time, so the rest of an oversized batch is never built;
  * the page's JSON is kept for pageJson() — as bytes when it is large, so a big page is never
  * held as one (possibly two-byte) string as well.
+ *
+ * `json`, when given, renders a row's record straight to its JSON (what `JSON.stringify(map(row))`
+ * gives, without the object): the page's `data` is then mapped only if something reads it.
  */
-export function toPage<R extends { id: string }, T>(rows: R[], limit: number, map: (row: R) => T): Page<T> {
-  const data: T[] = []
+export function toPage<R extends { id: string }, T>(rows: R[], limit: number, map: (row: R) => T, json?: (row: R) => string): Page<T> {
   const parts: (string | Buffer)[] = []
   let bytes = _ENVELOPE_BYTES
   let chars = 0
   let cut = false
+  let shown = 0
+  const data: T[] = []
   const n = Math.min(rows.length, limit)
-  for (let i = 0; i < n; i++) {
-    const item = map(rows[i]!)
-    const json = JSON.stringify(item)
-    const size = Buffer.byteLength(json) + 1
-    if (data.length > 0 && bytes + size > PAGE_BYTES) {
+  for (; shown < n; shown++) {
+    const row = rows[shown]!
+    const item = json ? undefined : map(row)
+    const text = json ? json(row) : JSON.stringify(item)
+    const size = Buffer.byteLength(text) + 1
+    if (shown > 0 && bytes + size > PAGE_BYTES) {
       cut = true
       break
     }
     bytes += size
-    chars += json.length
-    data.push(item)
-    parts.push(chars > _BYTES_PAST ? Buffer.from(json) : json)
+    chars += text.length
+    if (!json) data.push(item!)
+    parts.push(chars > _BYTES_PAST ? Buffer.from(text) : text)
   }
   const has_more = cut || rows.length > limit
-  const last = has_more ? rows[data.length - 1] : undefined
-  const page: Page<T> = { data, has_more, next_cursor: last ? encodeCursor(last.id) : null }
-  const tail = `],"has_more":${has_more},"next_cursor":${JSON.stringify(page.next_cursor)}}`
+  const next_cursor = has_more ? encodeCursor(rows[shown - 1]!.id) : null
+  const page: Page<T> = json ? new _RenderedPage(rows, shown, map, has_more, next_cursor) : { data, has_more, next_cursor }
+  const tail = `],"has_more":${has_more},"next_cursor":${JSON.stringify(next_cursor)}}`
   if (chars <= _BYTES_PAST) _rendered.set(page, `{"data":[${parts.join(',')}${tail}`)
   else {
     const comma = Buffer.from(',')
@@ -93,6 +98,21 @@ export function toPage<R extends { id: string }, T>(rows: R[], limit: number, ma
     _rendered.set(page, Buffer.concat(chunks))
   }
   return page
+}
+
+/** A page rendered from its rows: `data` is their records, mapped when first read (a getter on the prototype: no closure per page). */
+class _RenderedPage<R, T> implements Page<T> {
+  #data: T[] | undefined
+  constructor(private readonly _rows: R[], private readonly _shown: number, private readonly _map: (row: R) => T,
+    readonly has_more: boolean, readonly next_cursor: string | null) {}
+
+  get data(): T[] {
+    return (this.#data ??= this._rows.slice(0, this._shown).map(this._map))
+  }
+
+  toJSON(): { data: T[]; has_more: boolean; next_cursor: string | null } {
+    return { data: this.data, has_more: this.has_more, next_cursor: this.next_cursor }
+  }
 }
 
 /** The JSON of a page (text, or UTF-8 bytes for a large one): as toPage() rendered it, if the handler returned that page unchanged. */

@@ -53,6 +53,29 @@ export function toOrder(row: OrderRow): Order {
   }
 }
 
+/**
+ * `JSON.stringify(toOrder(row))`, written straight from the row: the stored customer and
+ * metadata are passed through as text, so a page of orders parses only their items. Exact
+ * because those columns hold only what JSON.stringify wrote (`customerJson()`, toMetadataJson():
+ * re-parsing and re-serialising such text gives it back byte for byte); a customer stored
+ * without a phone gets `"phone":null` last, as `_customerView()` puts it.
+ * test/unit/order-json.test.ts checks it against toOrder() on random rows.
+ */
+export function orderJson(row: OrderRow): string {
+  const items = JSON.parse(row.items) as StoredItem[]
+  const scale = 10 ** minorDigits(row.currency)
+  let list = ''
+  for (let i = 0; i < items.length; i++) {
+    const x = items[i]!
+    list += `${i > 0 ? ',' : ''}{"productId":${_str(x.productId)},"description":${JSON.stringify(x.description)},"quantity":${x.quantity},"unitPrice":${x.unitPrice / scale},"total":${(x.unitPrice * x.quantity) / scale}}`
+  }
+  const c = row.customer
+  const customer = c.includes('"phone":') ? c : `${c.slice(0, -1)}${c.length > 2 ? ',' : ''}"phone":null}`
+  return `{"id":${JSON.stringify(row.id)},"orderNumber":${JSON.stringify(row.order_number)},"status":${JSON.stringify(row.status)},"customerId":${_str(row.customer_id)},"customer":${customer},"items":[${list}],"total":${row.total / scale},"currency":${JSON.stringify(row.currency)},"travelDate":${_str(row.travel_date)},"notes":${_str(row.notes)},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`
+}
+
+const _str = (s: string | null | undefined) => (s === null || s === undefined ? 'null' : JSON.stringify(s))
+
 /** The order's customer with every field present (`phone: null` when unset), like every other optional field. */
 function _customerView(json: string): Order['customer'] {
   const c = JSON.parse(json) as Order['customer']
@@ -73,7 +96,8 @@ function _priceItems(items: { description: string; quantity: number; unitPrice: 
   return { items: stored, total }
 }
 
-const _customer = (c: OrderCustomerValue) =>
+/** The stored customer column (also what orderJson() relies on). @internal exported for tests */
+export const customerJson = (c: OrderCustomerValue) =>
   JSON.stringify({ firstName: c.firstName, lastName: c.lastName, email: c.email, ...(c.phone ? { phone: c.phone } : {}) })
 
 export async function createOrder(ctx: TenantContext, input: CreateOrderInput): Promise<Order> {
@@ -89,7 +113,7 @@ export async function createOrder(ctx: TenantContext, input: CreateOrderInput): 
       order_number: `ORD-${String(n).padStart(6, '0')}`,
       status: 'pending',
       customer_id: input.customerId ?? null,
-      customer: _customer(customer),
+      customer: customerJson(customer),
       items: JSON.stringify(priced.items),
       total: priced.total,
       currency: input.currency,
@@ -133,7 +157,7 @@ export async function getOrder(ctx: TenantContext, id: string): Promise<Order> {
 
 export async function listOrders(ctx: TenantContext, q: Omit<repo.OrderFilter, 'after'> & { cursor?: string }): Promise<Page<Order>> {
   const rows = await repo.listOrders(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
-  return toPage(rows, q.limit, toOrder)
+  return toPage(rows, q.limit, toOrder, orderJson)
 }
 
 export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderInput): Promise<Order> {
@@ -145,8 +169,8 @@ export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderIn
     const known = new Set((JSON.parse(row.items) as StoredItem[]).map((i) => i.productId))
     await assertRefs(scope.tx, ctx.tenantId, _refs(input.customerId, input.items, known))
     if (input.customerId !== undefined) set.customer_id = input.customerId
-    if (input.customer !== undefined) set.customer = _customer(input.customer)
-    else if (input.customerId) set.customer = _customer(await _contact(scope, ctx, input.customerId))
+    if (input.customer !== undefined) set.customer = customerJson(input.customer)
+    else if (input.customerId) set.customer = customerJson(await _contact(scope, ctx, input.customerId))
     if (input.items !== undefined || (input.currency !== undefined && input.currency !== row.currency)) {
       const currency = input.currency ?? row.currency
       const items = input.items ?? (JSON.parse(row.items) as StoredItem[]).map((i) => ({ ...i, unitPrice: toMajor(i.unitPrice, row.currency) }))
