@@ -39,9 +39,11 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
   }
   return exclusive(db, (q) => {
     const disabled: Disabled[] = []
+    const hooks = new Map<string, _Hook>()
     for (const o of outcomes) {
-      if (_record(q, o)) {
-        const d = _health(q, o, health)
+      const hook = _hook(q, hooks, o.job.webhook_id)
+      if (_record(q, o, hook.active)) {
+        const d = _health(q, o, health, hook)
         if (d) disabled.push(d)
       }
     }
@@ -56,13 +58,32 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
   }, { write: true })
 }
 
+/**
+ * What a cycle knows of a subscription it records outcomes for, read once per cycle: whether it
+ * is active (kept current as _health() disables it: nothing else writes it during the cycle's
+ * transaction), and whether this cycle has already cleared its `failing_since` since its last
+ * failure.
+ */
+interface _Hook { active: boolean; cleared: boolean }
+
+function _hook(q: SyncDb, hooks: Map<string, _Hook>, id: string): _Hook {
+  let hook = hooks.get(id)
+  if (!hook) {
+    hook = { active: q.get<{ active: number }>('SELECT active FROM webhooks WHERE id = ?', id)?.active === 1, cleared: false }
+    hooks.set(id, hook)
+  }
+  return hook
+}
+
 /** Endpoint health after one recorded outcome (see HealthPolicy in delivery/port.ts). */
-function _health(q: SyncDb, o: Outcome, health: HealthPolicy): Disabled | undefined {
+function _health(q: SyncDb, o: Outcome, health: HealthPolicy, hook: _Hook): Disabled | undefined {
   const id = o.job.webhook_id
   if (o.delivered) {
-    q.run('UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL', id)
+    if (!hook.cleared) q.run('UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL', id)
+    hook.cleared = true
     return undefined
   }
+  hook.cleared = false
   q.run('UPDATE webhooks SET failing_since = ? WHERE id = ? AND failing_since IS NULL', o.at, id)
   const w = q.get<{ active: number; failing_since: string | null }>('SELECT active, failing_since FROM webhooks WHERE id = ?', id)
   if (!w || w.active !== 1) return undefined
@@ -71,6 +92,7 @@ function _health(q: SyncDb, o: Outcome, health: HealthPolicy): Disabled | undefi
       : undefined
   if (!reason) return undefined
   q.run('UPDATE webhooks SET active = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ?', o.at, reason, o.at, id)
+  hook.active = false
   q.run(`UPDATE deliveries SET due_at = NULL, next_retry_at = NULL, manual = 0,
     status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END WHERE webhook_id = ? AND due_at IS NOT NULL`, id)
   return { webhook_id: id, tenant_id: o.job.tenant_id, reason }
@@ -136,19 +158,18 @@ export function storedHeaders(text: string): Record<string, string> {
  * for while this attempt was in flight (manual > what was claimed) stays queued, due now. A
  * subscription that stopped being active while the attempt was in flight (disabled by another
  * outcome, deactivated, deleted) gets nothing queued: its queue was dropped then (§11).
- * Parameters: next automatic time, claimed manual, attempt time, next automatic time, claimed manual.
+ * Parameters while active: next automatic time, claimed manual, attempt time, next automatic time, claimed manual.
  */
-const _ACTIVE = '(SELECT active FROM webhooks WHERE webhooks.id = deliveries.webhook_id) = 1'
-const _AFTER_ATTEMPT = `next_retry_at = CASE WHEN ${_ACTIVE} THEN ? END,
-  due_at = CASE WHEN NOT ${_ACTIVE} THEN NULL WHEN manual > ? THEN ? ELSE ? END,
-  manual = CASE WHEN ${_ACTIVE} THEN max(manual - ?, 0) ELSE 0 END, locked_until = NULL, locked_by = NULL`
+const _AFTER_ATTEMPT = `next_retry_at = ?, due_at = CASE WHEN manual > ? THEN ? ELSE ? END, manual = max(manual - ?, 0),
+  locked_until = NULL, locked_by = NULL`
+const _AFTER_ATTEMPT_INACTIVE = 'next_retry_at = NULL, due_at = NULL, manual = 0, locked_until = NULL, locked_by = NULL'
 
 /**
  * The attempt row (numbered from the row itself, so a late outcome never collides with another
  * worker's) and the delivery's new state. If the lease was lost meanwhile (the holder changed),
  * only the attempt is counted; the queue state is the new holder's to write.
  */
-function _record(q: SyncDb, o: Outcome): boolean {
+function _record(q: SyncDb, o: Outcome, active: boolean): boolean {
   const j = o.job
   const inserted = q.run(`INSERT INTO delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
     SELECT id, attempts + 1, tenant_id, ?, ?, ?, ?, ?, ? FROM deliveries WHERE id = ?`,
@@ -156,9 +177,10 @@ function _record(q: SyncDb, o: Outcome): boolean {
   if (inserted.changes === 0) return false
   const delivered = o.delivered ? `status = 'delivered', delivered_at = ?,` : ''
   const params = o.delivered ? [o.at] : []
+  const after = active ? [o.nextRetryAt, j.manual, o.at, o.nextRetryAt, j.manual] : []
   const held = q.run(`UPDATE deliveries SET ${delivered || "status = 'failed',"} attempts = attempts + 1, retries = ?, response_code = ?, last_attempt_at = ?,
-    ${_AFTER_ATTEMPT} WHERE id = ? AND locked_by = ?`,
-  ...params, o.retries, o.responseCode, o.at, o.nextRetryAt, j.manual, o.at, o.nextRetryAt, j.manual, j.id, j.owner)
+    ${active ? _AFTER_ATTEMPT : _AFTER_ATTEMPT_INACTIVE} WHERE id = ? AND locked_by = ?`,
+  ...params, o.retries, o.responseCode, o.at, ...after, j.id, j.owner)
   if (held.changes === 0) {
     q.run(`UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = ?, response_code = ?${o.delivered ? ", status = 'delivered', delivered_at = ?" : ''} WHERE id = ?`,
       o.at, o.responseCode, ...params, j.id)
