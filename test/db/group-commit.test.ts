@@ -78,6 +78,35 @@ describe('SQLite group commit', () => {
     assert.deepEqual(hooks, ['g-a', 'g-c'])
   })
 
+  test('the first member, which runs without a savepoint, fails alone too: the others are committed by the next group', async () => {
+    clear()
+    const before = commits()
+    const hooks: string[] = []
+    const settled = await Promise.allSettled(['g-f1', 'g-f2', 'g-f3'].map((name) => withTx(o.db, async (scope) => {
+      await insert(scope, name)
+      scope.afterCommit(() => hooks.push(name))
+      if (name === 'g-f1') throw new Error('g-f1 refuses')
+      return name
+    })))
+    assert.deepEqual(settled.map((s) => s.status), ['rejected', 'fulfilled', 'fulfilled'])
+    assert.equal((settled[0] as PromiseRejectedResult).reason.message, 'g-f1 refuses')
+    assert.deepEqual(settled.slice(1).map((s) => (s as PromiseFulfilledResult<string>).value), ['g-f2', 'g-f3'])
+    assert.deepEqual(names(), ['g-f2', 'g-f3'])
+    assert.deepEqual(hooks, ['g-f2', 'g-f3'])
+    assert.equal(commits() - before, 1, 'the failed transaction committed nothing; the other two, one commit')
+  })
+
+  test('a transaction alone opens no savepoint; the second of a group does', async () => {
+    clear()
+    // RELEASE of the group's savepoint name succeeds only while one is open (then it is opened again).
+    const inSavepoint = (scope: TxScope) => sql`release travelops_tx`.execute(scope.tx).then(() => true, () => false)
+      .then(async (open) => { if (open) await sql`savepoint travelops_tx`.execute(scope.tx); return open })
+    const [alone] = await Promise.all([withTx(o.db, inSavepoint)])
+    assert.equal(alone, false)
+    const grouped = await Promise.all([withTx(o.db, inSavepoint), withTx(o.db, inSavepoint)])
+    assert.deepEqual(grouped, [false, true])
+  })
+
   test('a failing statement (a unique violation) rolls back only its member, which sees the constraint error', async () => {
     clear()
     const settled = await Promise.allSettled(['g-x', 'g-x', 'g-y'].map((name, i) => withTx(o.db, async (scope) => {
