@@ -195,6 +195,8 @@ describe('the dashboard in Chromium', () => {
     await page.keyboard.press('Enter')
     assert.equal(await page.evaluate('document.activeElement.id'), 'main')
     await page.goto(`${serve.url}/dashboard/t/${a.id}/overview`)
+    // Tab only once the page has rendered: a Tab while it still says "Loading…" lands on the document.
+    await page.getByRole('link', { name: 'API keys' }).waitFor()
     const order: string[] = []
     for (let i = 0; i < 12 && !order.includes('API keys'); i++) {
       await page.keyboard.press('Tab')
