@@ -82,8 +82,8 @@ async function main(): Promise<void> {
     _log(`seeded ${ids.length} orders; starting serve and the bare h3 baseline`)
     const bare = spawnChild(ROOT, 'bare', 'bare.ts', [])
     const profile = process.env.BENCH_PROFILE // a directory: serve runs with --cpu-prof (see scripts/bench/profile-top.ts)
-    // A profile names src/ files and lines: under --cpu-prof serve runs from the sources (tsx).
-    serveScript = profile ? 'serve.ts' : await bundleBenchScript(ROOT, 'serve.ts')
+    // A profile names src/ files and lines: under --cpu-prof (or BENCH_HEAP_PROFILE) serve runs from the sources (tsx).
+    serveScript = profile || process.env.BENCH_HEAP_PROFILE ? 'serve.ts' : await bundleBenchScript(ROOT, 'serve.ts')
     const serve = spawnChild(ROOT, 'serve', serveScript, [dbFile], {
       stderrFile: join(tmp, 'serve.log'), nodeArgs: [...SERVE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
     })
@@ -189,6 +189,7 @@ async function main(): Promise<void> {
       }
     }
     const logLines = readFileSync(join(tmp, 'serve.log'), 'utf8').split('\n').length - 1
+    if (process.env.BENCH_HEAP_PROFILE) _log(`heap profile of serve written to ${(await serve.ask<{ file: string }>('heap-profile', {}, 60_000)).file}; npx tsx scripts/bench/profile-top.ts <file> shows it`)
     if (profile) {
       const exited = new Promise((resolve) => serve.proc.once('exit', resolve))
       await serve.ask('stop', {}, 20_000)

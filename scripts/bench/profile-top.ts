@@ -1,5 +1,6 @@
 // `npx tsx scripts/bench/profile-top.ts <file.cpuprofile> [n]`: where a `node --cpu-prof`
 // profile spends its time — self time by function, and by file (node_modules packages grouped).
+// Given a sampling heap profile (BENCH_HEAP_PROFILE), where serve allocates: bytes by function and file.
 import { readFileSync } from 'node:fs'
 
 interface Node {
@@ -8,11 +9,14 @@ interface Node {
   children?: number[]
 }
 interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[] }
+interface HeapNode { callFrame: Node['callFrame']; selfSize: number; children: HeapNode[] }
 
 function main(): void {
   const [file, n = '25'] = process.argv.slice(2)
-  if (!file) throw new Error('usage: profile-top.ts <file.cpuprofile> [n]')
-  const p = JSON.parse(readFileSync(file, 'utf8')) as Profile
+  if (!file) throw new Error('usage: profile-top.ts <file.cpuprofile | file.heapprofile> [n]')
+  const json = JSON.parse(readFileSync(file, 'utf8')) as Profile | { head: HeapNode }
+  if ('head' in json) return _heap(json.head, Number(n))
+  const p = json
   const byId = new Map(p.nodes.map((node) => [node.id, node]))
   const self = new Map<number, number>()
   p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)))
@@ -46,6 +50,35 @@ function main(): void {
 }
 
 const _STARTUP = 'start-up (module loading, TypeScript)'
+
+/** A sampling heap profile: bytes allocated (V8's estimate from its samples) by function, by file, and including callees. */
+function _heap(head: HeapNode, n: number): void {
+  const key = (f: Node['callFrame']) => `${f.functionName || '(anonymous)'} ${_where(f.url)}${f.url ? `:${f.lineNumber + 1}` : ''}`
+  const byFn = new Map<string, number>()
+  const byFile = new Map<string, number>()
+  const inclusive = new Map<string, number>()
+  const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v)
+  let total = 0
+  const walk = (node: HeapNode, stack: string[]): number => {
+    const k = key(node.callFrame)
+    let sum = node.selfSize
+    total += node.selfSize
+    add(byFn, k, node.selfSize)
+    add(byFile, _where(node.callFrame.url), node.selfSize)
+    const inner = [...stack, k]
+    for (const c of node.children) sum += walk(c, inner)
+    if (!stack.includes(k)) add(inclusive, k, sum)
+    return sum
+  }
+  walk(head, [])
+  process.stdout.write(`allocated ${(total / 1048576).toFixed(1)} MB (V8's estimate from its samples)\n`)
+  for (const [title, m] of [['bytes by function', byFn], ['bytes by file', byFile], ['bytes including callees, by function', inclusive]] as const) {
+    process.stdout.write(`\n${title}\n`)
+    for (const [k, b] of [...m].filter(([k]) => k !== '' && !k.startsWith('(root)')).sort((a, b) => b[1] - a[1]).slice(0, n)) {
+      process.stdout.write(`${((100 * b) / total).toFixed(1).padStart(5)}%  ${(b / 1048576).toFixed(1).padStart(7)} MB  ${k}\n`)
+    }
+  }
+}
 
 /**
  * Self time in broad areas. SQLite's own work (native, called synchronously) shows up as

@@ -4,7 +4,7 @@
 // log lines) is redirected by the orchestrator to a file.
 import { DEFAULT_CONFIG } from '../../src/config.ts'
 import { startServer } from '../../src/server.ts'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks'
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8'
 import { on, send } from './child.ts'
@@ -42,6 +42,19 @@ async function main(): Promise<void> {
       anon: kb('Anonymous'), file: kb('Rss') - kb('Anonymous'), shared: kb('Shared_Clean') + kb('Shared_Dirty'),
     }
   })
+  // Where serve allocates (BENCH_HEAP_PROFILE=<file>): V8's sampling heap profiler from here to the end of
+  // the run, counting objects the collector has freed too (what the young generation churns through).
+  const heapProfile = process.env.BENCH_HEAP_PROFILE
+  if (heapProfile) {
+    const session = new (await import('node:inspector/promises')).Session()
+    session.connect()
+    await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
+    on('heap-profile', async () => {
+      const { profile } = await session.post('HeapProfiler.stopSampling')
+      writeFileSync(heapProfile, JSON.stringify(profile))
+      return { file: heapProfile }
+    })
+  }
   if (process.env.BENCH_HEAP_SNAPSHOT) on('snapshot', () => ({ file: writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT) }))
   send({ type: 'ready', url: server.url })
 }
