@@ -22,7 +22,9 @@ import { runInNewContext } from 'node:vm'
  * way, and Maglev's compiling was work too. It has to be given at start: set at run time once serve
  * listened, POST cost 494–612 µs. Any V8 flag that changes code makes V8 reject Node's own code
  * cache (25–40 ms more to start); the executable's code cache of the bundle, made under these
- * flags (scripts/package.ts), more than pays it back.
+ * flags (scripts/package.ts), more than pays it back. (2026-11-26, BENCHMARKS.md "Start-up under
+ * --no-maglev": Maglev kept, compiling on the main thread, started 36 ms sooner but cost POST
+ * while delivering 19 % and GET 10 % more CPU; every Maglev flag is in V8's flag hash.)
  *
  * --no-concurrent-recompilation (2026-11-26, BENCHMARKS.md "TurboFan on the main thread"): the
  * same for the optimising compiler, which otherwise compiles on V8's worker threads into their
