@@ -94,6 +94,8 @@ async function _bundle(migrations: MigrationFile[], dashboard: BuiltDashboard): 
     define: {
       __TRAVELOPS_MIGRATIONS__: JSON.stringify(migrations),
       __TRAVELOPS_PG_MIGRATIONS__: JSON.stringify(readMigrationDir(join(ROOT, 'migrations', 'postgres'))),
+      // The native addon's sha256 (the asset _seaBlob() embeds is this file): its cache directory's name, not hashed at every start.
+      __TRAVELOPS_ADDON_SHA256__: JSON.stringify(createHash('sha256').update(readFileSync(ADDON)).digest('hex')),
       // The dashboard's built files: the executable serves them without esbuild or node_modules.
       __TRAVELOPS_DASHBOARD__: JSON.stringify(dashboard),
       // CommonJS has no import.meta; give the few modules that read it a real file URL.

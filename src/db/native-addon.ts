@@ -7,6 +7,9 @@ import { getRawAsset } from 'node:sea'
 /** Key of better-sqlite3's native addon among the assets of the packaged executable. */
 export const NATIVE_ADDON_ASSET = 'better_sqlite3.node'
 
+/** The asset's sha256 in hex, worked out when the executable is built (scripts/package.ts defines it). */
+declare const __TRAVELOPS_ADDON_SHA256__: string | undefined
+
 let _addon: object | undefined
 
 /**
@@ -15,18 +18,21 @@ let _addon: object | undefined
  * A shared object can only be loaded from a file, so the asset is written once to
  * `<cache dir>/<first 16 hex of its sha256>/better_sqlite3.node` (temp file + rename, so a
  * concurrent or killed process never leaves a half-written file) and reused by later runs
- * while its content still hashes the same. The cache directory is `$TRAVELOPS_CACHE_DIR` when
- * set (and then only that one); otherwise the first of `$XDG_CACHE_HOME/travelops`,
- * `~/.cache/travelops` and `<tmpdir>/travelops-<uid>` where the file can be written and loaded.
+ * while its content is still the asset's, byte for byte. The cache directory is
+ * `$TRAVELOPS_CACHE_DIR` when set (and then only that one); otherwise the first of
+ * `$XDG_CACHE_HOME/travelops`, `~/.cache/travelops` and `<tmpdir>/travelops-<uid>` where the
+ * file can be written and loaded. The hash is the build's (scripts/package.ts): hashing the
+ * asset and the cached file at every start cost 4.6–5.7 ms, comparing the bytes 1.6–2.6 ms
+ * (first call in a fresh process, the file read included; BENCHMARKS.md, fifteenth session).
  */
 export function loadSeaNativeAddon(): object {
   if (_addon) return _addon
   const bytes = new Uint8Array(getRawAsset(NATIVE_ADDON_ASSET))
-  const hash = _sha256(bytes)
+  const hash = typeof __TRAVELOPS_ADDON_SHA256__ === 'string' ? __TRAVELOPS_ADDON_SHA256__ : _sha256(bytes)
   const problems: string[] = []
   for (const base of nativeAddonCacheDirs()) {
     try {
-      const file = _ensureAddonFile(base, join(base, hash.slice(0, 16)), bytes, hash)
+      const file = _ensureAddonFile(base, join(base, hash.slice(0, 16)), bytes)
       const mod = { exports: {} as object }
       process.dlopen(mod, file)
       _addon = mod.exports
@@ -60,13 +66,13 @@ export function nativeAddonCacheDirs(env: NodeJS.ProcessEnv = process.env): stri
   return [...new Set(dirs)]
 }
 
-function _ensureAddonFile(base: string, dir: string, bytes: Uint8Array, hash: string): string {
+function _ensureAddonFile(base: string, dir: string, bytes: Uint8Array): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   // Refuse directories another user could swap files in (e.g. a pre-created /tmp entry).
   _assertOwnDir(base)
   _assertOwnDir(dir)
   const file = join(dir, NATIVE_ADDON_ASSET)
-  if (_fileHash(file) === hash) return file
+  if (_holds(file, bytes)) return file
   const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
   try {
     const fd = openSync(tmp, 'wx', 0o755)
@@ -93,11 +99,13 @@ function _assertOwnDir(dir: string): void {
   if (st.mode & 0o002) throw new Error(`${dir} is writable by every user`)
 }
 
-function _fileHash(file: string): string | undefined {
+/** Whether `file` exists and holds exactly `bytes`. */
+function _holds(file: string, bytes: Uint8Array): boolean {
   try {
-    return _sha256(readFileSync(file))
+    const held = readFileSync(file)
+    return held.length === bytes.length && held.equals(bytes)
   } catch {
-    return undefined
+    return false
   }
 }
 

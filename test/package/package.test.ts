@@ -17,6 +17,8 @@ import { freePort, startPgServer } from '../helpers/pg-server.ts'
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+/** The native addon the executable embeds (scripts/package.ts). */
+const ADDON = join(ROOT, 'node_modules', 'better-sqlite3', 'prebuilds', 'linux-x64.node')
 const DIST_EXE = join(ROOT, 'dist', 'travelops')
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 const BUILD_INPUTS = ['package.json', 'package-lock.json', 'cli', 'src', 'migrations', 'dashboard', 'scripts/package.ts']
@@ -107,7 +109,17 @@ test('a damaged cached addon is replaced', () => {
   const file = cachedAddon(join(sb.home, '.cache', 'travelops'))
   writeFileSync(file, 'not a shared object')
   migrateFresh(sb, join(sb.work, 'repaired.db'))
-  assert.ok(statSync(file).size > 100_000)
+  assert.ok(readFileSync(file).equals(readFileSync(ADDON)), 'the cached addon is not the embedded one')
+})
+
+test('a cached addon of the right size but other bytes is replaced too', () => {
+  const file = cachedAddon(join(sb.home, '.cache', 'travelops'))
+  const damaged = readFileSync(file)
+  const at = damaged.length >> 1
+  damaged[at] = damaged[at]! ^ 0xff
+  writeFileSync(file, damaged)
+  migrateFresh(sb, join(sb.work, 'repaired-again.db'))
+  assert.ok(readFileSync(file).equals(readFileSync(ADDON)), 'the cached addon is not the embedded one')
 })
 
 test('TRAVELOPS_CACHE_DIR chooses the cache directory', () => {
@@ -369,9 +381,11 @@ function serve(s: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}): Promise
   })
 }
 
+/** The one extracted addon under `cacheDir`, in the directory named by the first 16 hex digits of its sha256. */
 function cachedAddon(cacheDir: string): string {
   const entries = readdirSync(cacheDir)
   assert.equal(entries.length, 1, `expected one <hash> directory in ${cacheDir}: ${entries.join(', ')}`)
+  assert.equal(entries[0], createHash('sha256').update(readFileSync(ADDON)).digest('hex').slice(0, 16))
   const file = join(cacheDir, entries[0]!, 'better_sqlite3.node')
   assert.ok(existsSync(file), `${file} missing`)
   return file
