@@ -62,7 +62,7 @@ const S = {
 }
 
 interface Measured extends LoadResult { cpuUsPerReq: number }
-type Group = 'reads' | 'post' | 'delivery' | 'latency' | 'sustained' | 'isolation' | 'startup' | 'postgres' | 'scale' | 'pg-scale'
+type Group = 'reads' | 'layers' | 'post' | 'delivery' | 'latency' | 'sustained' | 'isolation' | 'startup' | 'postgres' | 'scale' | 'pg-scale'
 interface Ctx { tmp: string; serve: Child; bare: Child; receiver: Child; serveUrl: string; bareUrl: string; rxUrl: string }
 
 async function main(): Promise<void> {
@@ -132,6 +132,7 @@ async function main(): Promise<void> {
         },
       )
     }
+    if (await run('layers')) figures.push(...(await _layers(c, dbFile, reads, ids)))
     if (await run('post')) {
       const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { ...auth(writes), 'content-type': 'application/json' }, body: ORDER_BODY }
       const post = await _heldPost(c, 'POST /v1/orders (2 subscriptions, deliveries held)', spec, queued)
@@ -225,6 +226,39 @@ function _httpFigure(id: string, name: string, m: { base: Measured; fig: Measure
     id, name, unit: 'req/s', value: m.fig.reqPerS, baseline: m.base.reqPerS, ratio, target: `≥ ${min.toFixed(2)}×`, pass: ratio >= min,
     cpuUs: m.fig.cpuUsPerReq, baselineCpuUs: m.base.cpuUsPerReq, p50_ms: m.fig.p50Ms, p99_ms: m.fig.p99Ms, requests: m.fig.ok, ...extra,
   }
+}
+
+/** GET /v1/orders/:id taken apart (scripts/bench/layers.ts): each layer in a process of its own, against the bare route measured once before them. */
+const _LAYERS: [id: string, name: string, notes: string][] = [
+  ['same-response', 'layers: bare h3 route, GET\'s body and headers', 'a bare h3 route answering the body and headers GET /v1/orders/:id answers'],
+  ['middleware', 'layers: + travelops\' middleware', 'request id, guard, the route\'s validation, standard headers, log line; public, fixed answer, no database'],
+  ['key-check', 'layers: + API key and rate limit', 'the same with the route\'s scope: the key checked (cache and the database\'s version) and counted'],
+  ['full', 'layers: + the order read', 'the real app (no delivery worker): the SELECT and the order rendered'],
+]
+
+async function _layers(c: Ctx, dbFile: string, t: BenchTenant, ids: string[]): Promise<Figure[]> {
+  const script = await bundleBenchScript(ROOT, 'layers.ts')
+  const pathsFile = join(c.tmp, 'layer-paths.txt')
+  writeFileSync(pathsFile, Array.from({ length: 1000 }, () => `/v1/orders/${ids[Math.floor(Math.random() * ids.length)]}`).join('\n'))
+  const base = await _load(c.bare, { url: c.bareUrl, method: 'GET', paths: ['/v1/ping'], headers: {} })
+  const figures: Figure[] = []
+  for (const [id, name, notes] of _LAYERS) {
+    const layer = spawnChild(ROOT, `layer ${id}`, script, [id, dbFile, t.key, ids[0]!], { stderrFile: join(c.tmp, `layer-${id}.log`), nodeArgs: [...SERVE_FLAGS] })
+    try {
+      const { url } = await layer.next<{ url: string }>('ready')
+      // A fresh process: the longer warm-up of the first load (see 'reads').
+      const fig = await _load(layer, { url, method: 'GET', pathsFile, headers: { authorization: `Bearer ${t.key}` } }, S.warmupS + (QUICK ? 0.5 : 2))
+      _log(`${name}: ${fmt(fig.reqPerS)} req/s, ${fmt(fig.cpuUsPerReq)} µs CPU/req; baseline ${fmt(base.reqPerS)} req/s, ${fmt(base.cpuUsPerReq)} µs; ratio ${(fig.reqPerS / base.reqPerS).toFixed(2)}`)
+      figures.push(_httpFigure(`layers-${id}`, name, { base, fig }, 0, { target: '(info)', pass: true, notes }))
+    } finally {
+      if (layer.proc.exitCode === null && layer.proc.signalCode === null) {
+        const exited = new Promise((resolve) => layer.proc.once('exit', resolve))
+        layer.proc.kill()
+        await exited
+      }
+    }
+  }
+  return figures
 }
 
 type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupS' | 'durationS'>
