@@ -248,7 +248,7 @@ async function _layers(c: Ctx, dbFile: string, t: BenchTenant, ids: string[]): P
       const { url } = await layer.next<{ url: string }>('ready')
       // A fresh process: the longer warm-up of the first load (see 'reads').
       const fig = await _load(layer, { url, method: 'GET', pathsFile, headers: { authorization: `Bearer ${t.key}` } }, S.warmupS + (QUICK ? 0.5 : 2))
-      _log(`${name}: ${fmt(fig.reqPerS)} req/s, ${fmt(fig.cpuUsPerReq)} µs CPU/req; baseline ${fmt(base.reqPerS)} req/s, ${fmt(base.cpuUsPerReq)} µs; ratio ${(fig.reqPerS / base.reqPerS).toFixed(2)}`)
+      _logPair(name, base, fig)
       figures.push(_httpFigure(`layers-${id}`, name, { base, fig }, 0, { target: '(info)', pass: true, notes }))
     } finally {
       if (layer.proc.exitCode === null && layer.proc.signalCode === null) {
@@ -496,8 +496,12 @@ let quickBase: Measured | undefined
 async function _pair(c: Ctx, name: string, spec: Spec, warmupS = S.warmupS): Promise<{ base: Measured; fig: Measured }> {
   const base = (QUICK ? quickBase : undefined) ?? (quickBase = await _load(c.bare, { url: c.bareUrl, method: 'GET', paths: ['/v1/ping'], headers: {} }))
   const fig = await _load(c.serve, { url: c.serveUrl, ...spec }, warmupS)
-  _log(`${name}: ${fmt(fig.reqPerS)} req/s, ${fmt(fig.cpuUsPerReq)} µs CPU/req; baseline ${fmt(base.reqPerS)} req/s, ${fmt(base.cpuUsPerReq)} µs; ratio ${(fig.reqPerS / base.reqPerS).toFixed(2)}`)
+  _logPair(name, base, fig)
   return { base, fig }
+}
+
+function _logPair(name: string, base: Measured, fig: Measured): void {
+  _log(`${name}: ${fmt(fig.reqPerS)} req/s, ${fmt(fig.cpuUsPerReq)} µs CPU/req; baseline ${fmt(base.reqPerS)} req/s, ${fmt(base.cpuUsPerReq)} µs; ratio ${(fig.reqPerS / base.reqPerS).toFixed(2)}`)
 }
 
 async function _load(server: Child, spec: Spec & { url: string }, warmupS = S.warmupS): Promise<Measured> {

@@ -21,7 +21,6 @@ import type { RouteDef } from '../../src/http/define-route.ts'
 import { systemClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { applyServeV8Flags } from '../../src/node-flags.ts'
-import { allRoutes } from '../../src/routes.ts'
 import { send } from './child.ts'
 
 const LAYERS = ['same-response', 'middleware', 'key-check', 'full'] as const
@@ -47,7 +46,7 @@ async function main(): Promise<void> {
   const h3 = layer === 'same-response' ? new H3().get(route.path, () => new FastResponse(body, { status: 200, headers }))
     : layer === 'middleware' ? createApp(deps, [{ ...answering, scope: 'public' }]).h3
       : layer === 'key-check' ? createApp(deps, [answering]).h3
-        : createApp(deps, allRoutes(deps)).h3
+        : real.h3
   const server = createServer({ keepAliveTimeout: 5_000 }, toNodeHandler(h3))
   server.listen(0, '127.0.0.1', () => {
     applyServeV8Flags() // as serve sets them once it listens
