@@ -16,6 +16,8 @@ declare module 'autocannon' {
     connections?: number
     pipelining?: number
     duration?: number
+    /** ms between samples; the run's end is noticed at a sample (default 1000) */
+    sampleInt?: number
     requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[]
   }
   export default function autocannon(opts: Options): Promise<Result>

@@ -31,6 +31,16 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 let tmpDir: string | undefined
 /** The bundled serve (scripts/bench/bundle.ts), built at the start of the run. */
 let serveScript = ''
+const _bundles = new Map<string, Promise<string>>()
+/**
+ * A child script (scripts/bench/<name>), bundled once per run and run by plain node: started under
+ * tsx, each of the run's ~40 children (a load generator per figure) took ~0.1 s longer to start.
+ */
+function _script(name: string): Promise<string> {
+  let b = _bundles.get(name)
+  if (!b) _bundles.set(name, (b = bundleBenchScript(ROOT, name)))
+  return b
+}
 /** `--quick`: every phase on both engines with small counts and short runs (under a minute), no targets judged, nothing written unless `--out <file>`: the test suite runs it so the harness cannot rot. */
 const QUICK = process.argv.includes('--quick')
 const OUT = (() => {
@@ -40,11 +50,15 @@ const OUT = (() => {
 const DEADLINE_S = QUICK ? 240 : 1200
 const S = {
   connections: 16,
-  warmupS: Number(process.env.BENCH_WARMUP_S ?? (QUICK ? 0.5 : 2)),
-  durationS: Number(process.env.BENCH_DURATION_S ?? (QUICK ? 1 : 6)),
+  warmupS: Number(process.env.BENCH_WARMUP_S ?? (QUICK ? 0.2 : 2)),
+  durationS: Number(process.env.BENCH_DURATION_S ?? (QUICK ? 0.4 : 6)),
   ordersSmall: 1_000,
   ordersLarge: QUICK ? 5_000 : 100_000,
   deliveryEvents: QUICK ? 500 : 10_000, // × 2 subscriptions
+  // The delivery loop's deliveries become due this long after they are set so: longer than the
+  // worker's poll (1 s), which then wakes it at that instant. Shorter with --quick: the worker may
+  // start up to a poll late, and the run is shorter by a second per loop.
+  deliveryLeadMs: QUICK ? 300 : 1500,
   baselineRounds: QUICK ? 1 : 5, // passes of the undici loop; the delivery figure's baseline is the median
   workerConcurrency: 16, // the worker's effective concurrency to one receiver: 2 subscriptions × 8 per subscription, 16 connections per origin
   sustainedS: QUICK ? 1 : Number(process.env.BENCH_SUSTAINED_S ?? 30),
@@ -59,6 +73,7 @@ const S = {
   retentionRatePerS: 200, // API requests per second while retention deletes the finished rows
   retentionMaxS: QUICK ? 5 : 120,
   retentionWarmS: QUICK ? 0.5 : 3,
+  retentionCheckMs: QUICK ? 250 : 1000, // how often the retention run asks whether expired rows are left
 }
 
 interface Measured extends LoadResult { cpuUsPerReq: number }
@@ -72,7 +87,7 @@ async function main(): Promise<void> {
   const deadline = setTimeout(() => _abort(`over the time limit of ${DEADLINE_S} s`), DEADLINE_S * 1000)
   try {
     const dbFile = join(tmp, 'bench.db')
-    const receiver = spawnChild(ROOT, 'receiver', 'receiver.ts', [])
+    const receiver = spawnChild(ROOT, 'receiver', await _script('receiver.ts'), [])
     const rxUrl = (await receiver.next<{ url: string }>('ready')).url
     const opened = openDb(dbFile)
     const reads = await benchTenant(opened, 'Reads', rxUrl, [])
@@ -80,10 +95,10 @@ async function main(): Promise<void> {
     const sends = await benchTenant(opened, 'Deliveries', rxUrl, [['order.created'], ['*']])
     const ids = seedOrders(opened, reads.id, S.ordersSmall)
     _log(`seeded ${ids.length} orders; starting serve and the bare h3 baseline`)
-    const bare = spawnChild(ROOT, 'bare', 'bare.ts', [])
+    const bare = spawnChild(ROOT, 'bare', await _script('bare.ts'), [])
     const profile = process.env.BENCH_PROFILE // a directory: serve runs with --cpu-prof (see scripts/bench/profile-top.ts)
     // A profile names src/ files and lines: under --cpu-prof (or BENCH_HEAP_PROFILE) serve runs from the sources (tsx).
-    serveScript = profile || process.env.BENCH_HEAP_PROFILE ? 'serve.ts' : await bundleBenchScript(ROOT, 'serve.ts')
+    serveScript = profile || process.env.BENCH_HEAP_PROFILE ? 'serve.ts' : await _script('serve.ts')
     const serve = spawnChild(ROOT, 'serve', serveScript, [dbFile], {
       stderrFile: join(tmp, 'serve.log'), nodeArgs: [...SERVE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
     })
@@ -110,7 +125,7 @@ async function main(): Promise<void> {
     const figures: Figure[] = []
     if (await run('reads')) {
       // The first load of a fresh process also warms the JIT: a longer warm-up.
-      const list1k = await _pair(c, `GET /v1/orders?limit=20 at ${S.ordersSmall / 1000} k orders`, list, S.warmupS + (QUICK ? 0.5 : 4))
+      const list1k = await _pair(c, `GET /v1/orders?limit=20 at ${S.ordersSmall / 1000} k orders`, list, S.warmupS + (QUICK ? 0 : 4))
       const t0 = performance.now()
       ids.push(...seedOrders(opened, reads.id, S.ordersLarge - S.ordersSmall))
       _log(`seeded up to ${ids.length} orders in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
@@ -237,7 +252,7 @@ const _LAYERS: [id: string, name: string, notes: string][] = [
 ]
 
 async function _layers(c: Ctx, dbFile: string, t: BenchTenant, ids: string[]): Promise<Figure[]> {
-  const script = await bundleBenchScript(ROOT, 'layers.ts')
+  const script = await _script('layers.ts')
   const pathsFile = join(c.tmp, 'layer-paths.txt')
   writeFileSync(pathsFile, Array.from({ length: 1000 }, () => `/v1/orders/${ids[Math.floor(Math.random() * ids.length)]}`).join('\n'))
   const base = await _load(c.bare, { url: c.bareUrl, method: 'GET', paths: ['/v1/ping'], headers: {} })
@@ -247,7 +262,7 @@ async function _layers(c: Ctx, dbFile: string, t: BenchTenant, ids: string[]): P
     try {
       const { url } = await layer.next<{ url: string }>('ready')
       // A fresh process: the longer warm-up of the first load (see 'reads').
-      const fig = await _load(layer, { url, method: 'GET', pathsFile, headers: { authorization: `Bearer ${t.key}` } }, S.warmupS + (QUICK ? 0.5 : 2))
+      const fig = await _load(layer, { url, method: 'GET', pathsFile, headers: { authorization: `Bearer ${t.key}` } }, S.warmupS + (QUICK ? 0 : 2))
       _logPair(name, base, fig)
       figures.push(_httpFigure(`layers-${id}`, name, { base, fig }, 0, { target: '(info)', pass: true, notes }))
     } finally {
@@ -368,7 +383,7 @@ async function _scale(c: Ctx, t: { prefix: '' | 'pg-'; serveArg: string; db: Ben
   const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { authorization: `Bearer ${writes.key}`, 'content-type': 'application/json' }, body: ORDER_BODY }
   const post = (what: string, warmupS = S.warmupS) => _heldPost(sc, `${label}POST /v1/orders ${what}`, spec, queued, warmupS)
   // POST first: its longer warm-up (a fresh process) and the deliveries it drains warm both paths.
-  const postSmall = await post(`at ${S.ordersSmall / 1000} k orders`, S.warmupS + (QUICK ? 0.5 : 4))
+  const postSmall = await post(`at ${S.ordersSmall / 1000} k orders`, S.warmupS + (QUICK ? 0 : 4))
   const loopNone = await _deliveryLoop(sc, sc.serve, sends, t.db)
   const t0 = performance.now()
   const old = new Date(Date.now() - 2 * 86_400_000)
@@ -439,7 +454,7 @@ async function _retentionLoad(url: string, t: BenchTenant, left: () => Promise<b
   const t0 = performance.now()
   const warm = t0 + S.retentionWarmS * 1000
   let remaining = await left()
-  let nextCheck = t0 + 1000
+  let nextCheck = t0 + S.retentionCheckMs
   for (let i = 0; remaining && performance.now() - t0 < S.retentionMaxS * 1000; i++) {
     const wait = t0 + (i * 1000) / S.retentionRatePerS - performance.now()
     if (wait > 0) await sleep(wait)
@@ -447,7 +462,7 @@ async function _retentionLoad(url: string, t: BenchTenant, left: () => Promise<b
     sent.push(call(i).then((ms) => void (counted && times.push(ms))))
     if (performance.now() >= nextCheck) {
       remaining = await left()
-      nextCheck = performance.now() + 1000
+      nextCheck = performance.now() + S.retentionCheckMs
     }
   }
   await Promise.all(sent)
@@ -459,7 +474,7 @@ async function _retentionLoad(url: string, t: BenchTenant, left: () => Promise<b
 
 /** One load spread over several servers at once: one load generator, its connections split between them; CPU summed. */
 async function _loadSplit(servers: Child[], urls: string[], spec: Spec): Promise<Measured> {
-  const load = spawnChild(ROOT, 'autocannon', 'load.ts', [JSON.stringify({ connections: S.connections, warmupS: S.warmupS, durationS: S.durationS, url: urls[0]!, urls, ...spec })])
+  const load = spawnChild(ROOT, 'autocannon', await _script('load.ts'), [JSON.stringify({ connections: S.connections, warmupS: S.warmupS, durationS: S.durationS, url: urls[0]!, urls, ...spec })])
   await load.next('warm', (S.warmupS + 30) * 1000)
   const cpu0 = await Promise.all(servers.map((s) => s.cpuUs()))
   load.send({ type: 'go' })
@@ -506,7 +521,7 @@ function _logPair(name: string, base: Measured, fig: Measured): void {
 
 async function _load(server: Child, spec: Spec & { url: string }, warmupS = S.warmupS): Promise<Measured> {
   const full: LoadSpec = { connections: S.connections, warmupS, durationS: S.durationS, ...spec }
-  const load = spawnChild(ROOT, 'autocannon', 'load.ts', [JSON.stringify(full)])
+  const load = spawnChild(ROOT, 'autocannon', await _script('load.ts'), [JSON.stringify(full)])
   await load.next('warm', (warmupS + 30) * 1000)
   const cpu0 = await server.cpuUs()
   load.send({ type: 'go' })
@@ -517,21 +532,21 @@ async function _load(server: Child, spec: Spec & { url: string }, warmupS = S.wa
 }
 
 /**
- * Deliveries committed (due in 1.5 s, so the worker finds them by its own poll and the clock
- * starts at a known instant) → all `delivered`. Baseline first: the same bodies POSTed by undici.
+ * Deliveries committed (due in `deliveryLeadMs`, so the worker finds them by its own poll and the
+ * clock starts at a known instant) → all `delivered`. Baseline first: the same bodies POSTed by undici.
  */
 async function _deliveryLoop(c: Ctx, server: Child, t: BenchTenant, db: BenchDb) {
   const far = new Date(Date.now() + 3_600_000)
   const bodies = await db.seedDeliveries(t.id, t.webhookIds, S.deliveryEvents, far)
   const bodiesFile = join(c.tmp, 'bodies.json')
   writeFileSync(bodiesFile, JSON.stringify(bodies))
-  const loop = spawnChild(ROOT, 'undici loop', 'post-loop.ts', [JSON.stringify({ url: `${c.rxUrl}/hook/0`, bodiesFile, concurrency: S.workerConcurrency, rounds: S.baselineRounds })])
+  const loop = spawnChild(ROOT, 'undici loop', await _script('post-loop.ts'), [JSON.stringify({ url: `${c.rxUrl}/hook/0`, bodiesFile, concurrency: S.workerConcurrency, rounds: S.baselineRounds })])
   await loop.next('warm', 60_000)
   loop.send({ type: 'go' })
   const base = await loop.next<{ count: number; seconds: number; perS: number; cpuUs: number; passes: number[] }>('result', 120_000)
 
   const delivered0 = await db.delivered(t.id) // the tenant's history (the scale phase runs this loop twice for one tenant)
-  const start = Date.now() + 1500
+  const start = Date.now() + S.deliveryLeadMs
   await db.setDue(t.id, new Date(start))
   const cpu0 = await server.cpuUs()
   const { count: rx0 } = await c.receiver.ask<{ count: number }>('count')
@@ -618,7 +633,7 @@ async function _sustained(c: Ctx, server: Child, serveUrl: string, t: BenchTenan
     url: serveUrl, connections: S.connections, warmupS: 0, durationS: S.sustainedS, method: 'POST', paths: ['/v1/orders'],
     headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' }, body: ORDER_BODY,
   }
-  const load = spawnChild(ROOT, 'autocannon', 'load.ts', [JSON.stringify(spec)])
+  const load = spawnChild(ROOT, 'autocannon', await _script('load.ts'), [JSON.stringify(spec)])
   await load.next('warm', 30_000)
   const [rx0, o0, cpu0] = [await count(), await orders(), await server.cpuUs()]
   load.send({ type: 'go' })
