@@ -130,6 +130,8 @@ export interface BenchDb {
   unfinished(webhookIds: string[]): Promise<number>
   /** Deliveries of the tenant under a lease (attempts in flight). */
   inFlight(tenantId: string): Promise<number>
+  /** Deliveries of the tenant that took more than one attempt (a failure retried after its backoff). */
+  retried(tenantId: string): Promise<number>
   /** Deliveries queued, of any tenant. */
   queued(): Promise<number>
   orders(tenantId: string): Promise<number>
@@ -143,6 +145,7 @@ export function sqliteBenchDb(o: OpenDb): BenchDb {
   }
   const delivered = count("SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND status = 'delivered'")
   const inFlight = count('SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND locked_until IS NOT NULL')
+  const retried = count('SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND attempts > 1')
   const queued = count('SELECT count(*) AS n FROM deliveries WHERE due_at IS NOT NULL')
   const orders = count('SELECT count(*) AS n FROM orders WHERE tenant_id = ?')
   const unfinished = count("SELECT count(*) AS n FROM deliveries WHERE webhook_id IN (SELECT value FROM json_each(?)) AND due_at IS NOT NULL")
@@ -155,6 +158,7 @@ export function sqliteBenchDb(o: OpenDb): BenchDb {
     delivered: (tenantId) => delivered(tenantId),
     unfinished: (webhookIds) => unfinished(JSON.stringify(webhookIds)),
     inFlight: (tenantId) => inFlight(tenantId),
+    retried: (tenantId) => retried(tenantId),
     queued: () => queued(),
     orders: (tenantId) => orders(tenantId),
     deactivateHooks: async (tenantId) => {

@@ -30,14 +30,17 @@ export function pgDeliveryStore(opened: Db, url: string, health: HealthPolicy = 
   return {
     recover: async () => {},
     cycle: (outcomes, claim) => _cycle(db, outcomes, health, claim),
+    // A delivery another statement holds is skipped, never waited for: it is the one whose answer
+    // a cycle is recording beside this (which ends its lease anyway). Waiting, the renewal and the
+    // recording each held a row the other wanted — a deadlock PostgreSQL ended after a second by
+    // failing the recording (BENCHMARKS.md, seventeenth session). The next renewal, a third of the
+    // lease later, takes any other row skipped now.
     renew: async (ids, owner, until) => {
       if (ids.length === 0) return
-      await sql`update deliveries set locked_until = ${until} where locked_by = ${owner} and id = any(${ids})`.execute(db)
+      await sql`update deliveries set locked_until = ${until} where id = any(array(select id from deliveries
+        where locked_by = ${owner} and id = any(${ids}) for update skip locked))`.execute(db)
     },
-    release: async (ids, owner) => {
-      if (ids.length === 0) return
-      await sql`update deliveries set locked_until = null, locked_by = null where locked_by = ${owner} and id = any(${ids})`.execute(db)
-    },
+    release: (ids, owner) => _release(db, ids, owner),
     // One connection of its own, outside the pool, for as long as the worker runs.
     listen: async (wake) => {
       const client = new pg.Client({ connectionString: url, application_name: 'travelops listen' })
@@ -72,11 +75,18 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
     // it locks and leaves alone the deliveries being recorded (even one whose lease ran out), so
     // the two never touch the same row. A cycle is two round trips instead of four.
     const recording = batched.map((o) => o.job.id)
-    const [, jobs] = await Promise.all([
+    const [recorded, claimed] = await Promise.allSettled([
       _recordDelivered(db, batched),
       claim ? _queued(db, claim).then((queued) => _claimAll(db, claim.plan(queued, claim.now), claim, recording)) : [],
     ])
-    return { jobs, disabled: [] }
+    if (recorded.status === 'rejected') {
+      // The worker takes a failed cycle for one that claimed nothing: what the claim beside it
+      // leased is given back, due again at once, rather than left unsent until its lease expires.
+      if (claim && claimed.status === 'fulfilled') await _release(db, claimed.value.map((j) => j.id), claim.owner).catch(() => {})
+      throw recorded.reason
+    }
+    if (claimed.status === 'rejected') throw claimed.reason
+    return { jobs: claimed.value, disabled: [] }
   }
   return db.transaction().execute(async (tx) => {
     const disabled: Disabled[] = []
@@ -90,6 +100,12 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
     const jobs = claim ? await _claimAll(tx, claim.plan(await _queued(tx, claim), claim.now), claim) : []
     return { jobs, disabled }
   })
+}
+
+/** `owner`'s leases on these deliveries ended: due again at once, for any worker. */
+async function _release(db: Db, ids: string[], owner: string): Promise<void> {
+  if (ids.length === 0) return
+  await sql`update deliveries set locked_until = null, locked_by = null where locked_by = ${owner} and id = any(${ids})`.execute(db)
 }
 
 async function _health(tx: Tx, o: Outcome, health: HealthPolicy): Promise<Disabled | undefined> {
