@@ -94,7 +94,9 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
       cycle = store.cycle([outcome], claim)
       cycle.catch(() => {})
       let pid: number | undefined
+      const deadline = Date.now() + 30_000
       for (;;) {
+        if (Date.now() > deadline) throw new Error('the claim never leased the two, or the recording never waited for its row')
         const leased = (await other.query('SELECT count(*)::int AS n FROM deliveries WHERE id = ANY($1) AND locked_by = $2', [waiting.map((j) => j.id), OWNER])).rows[0].n
         const waits = (await other.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows
         if (leased === 2 && waits.length === 1) {
