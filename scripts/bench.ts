@@ -76,6 +76,9 @@ const S = {
   retentionCheckMs: QUICK ? 250 : 1000, // how often the retention run asks whether expired rows are left
 }
 
+/** The warm-up of a fresh process's first load: `extraS` longer, its JIT warms too (not with --quick, whose figures only say the harness works). */
+const _freshWarmupS = (extraS: number) => S.warmupS + (QUICK ? 0 : extraS)
+
 interface Measured extends LoadResult { cpuUsPerReq: number }
 type Group = 'reads' | 'layers' | 'post' | 'delivery' | 'latency' | 'sustained' | 'isolation' | 'startup' | 'postgres' | 'scale' | 'pg-scale'
 interface Ctx { tmp: string; serve: Child; bare: Child; receiver: Child; serveUrl: string; bareUrl: string; rxUrl: string }
@@ -125,7 +128,7 @@ async function main(): Promise<void> {
     const figures: Figure[] = []
     if (await run('reads')) {
       // The first load of a fresh process also warms the JIT: a longer warm-up.
-      const list1k = await _pair(c, `GET /v1/orders?limit=20 at ${S.ordersSmall / 1000} k orders`, list, S.warmupS + (QUICK ? 0 : 4))
+      const list1k = await _pair(c, `GET /v1/orders?limit=20 at ${S.ordersSmall / 1000} k orders`, list, _freshWarmupS(4))
       const t0 = performance.now()
       ids.push(...seedOrders(opened, reads.id, S.ordersLarge - S.ordersSmall))
       _log(`seeded up to ${ids.length} orders in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
@@ -262,7 +265,7 @@ async function _layers(c: Ctx, dbFile: string, t: BenchTenant, ids: string[]): P
     try {
       const { url } = await layer.next<{ url: string }>('ready')
       // A fresh process: the longer warm-up of the first load (see 'reads').
-      const fig = await _load(layer, { url, method: 'GET', pathsFile, headers: { authorization: `Bearer ${t.key}` } }, S.warmupS + (QUICK ? 0 : 2))
+      const fig = await _load(layer, { url, method: 'GET', pathsFile, headers: { authorization: `Bearer ${t.key}` } }, _freshWarmupS(2))
       _logPair(name, base, fig)
       figures.push(_httpFigure(`layers-${id}`, name, { base, fig }, 0, { target: '(info)', pass: true, notes }))
     } finally {
@@ -306,7 +309,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     const auth = (t: BenchTenant) => ({ authorization: `Bearer ${t.key}` })
     const pathsFile = join(c.tmp, 'pg-paths.txt')
     writeFileSync(pathsFile, Array.from({ length: 1000 }, () => `/v1/orders/${ids[Math.floor(Math.random() * ids.length)]}`).join('\n'))
-    const getOne = await _pair(pc, 'PostgreSQL: GET /v1/orders/:id', { method: 'GET', pathsFile, headers: auth(reads) }, S.warmupS + (QUICK ? 0 : 2))
+    const getOne = await _pair(pc, 'PostgreSQL: GET /v1/orders/:id', { method: 'GET', pathsFile, headers: auth(reads) }, _freshWarmupS(2))
     const list = await _pair(pc, `PostgreSQL: GET /v1/orders?limit=20 at ${S.ordersLarge / 1000} k`, { method: 'GET', paths: ['/v1/orders?limit=20'], headers: auth(reads) })
     const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { ...auth(writes), 'content-type': 'application/json' }, body: ORDER_BODY }
     const queued = pq.queued
@@ -326,7 +329,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     // The first process has served every phase before; the second gets the same load alone
     // first (24 s), so the figure compares warm processes: a fresh one spends 30–40 % more CPU
     // per POST in its first 20 s or so (TurboFan compiles on the main thread).
-    const warm2 = await _load(two, { url: twoUrl, ...spec }, S.warmupS + (QUICK ? 0 : 16))
+    const warm2 = await _load(two, { url: twoUrl, ...spec }, _freshWarmupS(16))
     await _drainWith(queued)
     _log(`PostgreSQL: the second process alone, warming up: ${fmt(warm2.reqPerS)} req/s, ${fmt(warm2.cpuUsPerReq)} µs CPU/req`)
     const both = await _loadSplit([one, two], [oneUrl, twoUrl], spec)
@@ -383,7 +386,7 @@ async function _scale(c: Ctx, t: { prefix: '' | 'pg-'; serveArg: string; db: Ben
   const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { authorization: `Bearer ${writes.key}`, 'content-type': 'application/json' }, body: ORDER_BODY }
   const post = (what: string, warmupS = S.warmupS) => _heldPost(sc, `${label}POST /v1/orders ${what}`, spec, queued, warmupS)
   // POST first: its longer warm-up (a fresh process) and the deliveries it drains warm both paths.
-  const postSmall = await post(`at ${S.ordersSmall / 1000} k orders`, S.warmupS + (QUICK ? 0 : 4))
+  const postSmall = await post(`at ${S.ordersSmall / 1000} k orders`, _freshWarmupS(4))
   const loopNone = await _deliveryLoop(sc, sc.serve, sends, t.db)
   const t0 = performance.now()
   const old = new Date(Date.now() - 2 * 86_400_000)
@@ -561,11 +564,11 @@ async function _deliveryLoop(c: Ctx, server: Child, t: BenchTenant, db: BenchDb)
   while (arrived < bodies.length) {
     if (Date.now() > until) throw new Error('delivery loop: not every delivery arrived within 120 s')
     await sleep(10)
-    const now = (await c.receiver.ask<{ count: number }>('count')).count - rx0
-    if (now > arrived) {
+    const count = (await c.receiver.ask<{ count: number }>('count')).count - rx0
+    if (count > arrived) {
       longestPauseMs = Math.max(longestPauseMs, Date.now() - lastArrival)
       lastArrival = Date.now()
-      arrived = now
+      arrived = count
     }
   }
   // Finished when none is left queued or in flight: a count that does not grow with the
