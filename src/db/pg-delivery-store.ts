@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
 import { deliveryDbOf } from './connect.ts'
+import { isRetryable } from './pg-common.ts'
 import { storedHeaders } from './delivery-store.ts'
 import type { Database } from './schema.ts'
 
@@ -66,6 +67,29 @@ export function pgDeliveryStore(opened: Db, url: string, health: HealthPolicy = 
   }
 }
 
+/**
+ * A recording PostgreSQL ends as a deadlock's victim is run again (from its start: it was rolled
+ * back) rather than left for its deliveries to be sent again once their leases expire. A cycle
+ * that records failures takes its subscriptions' rows first, in the order of their ids (below),
+ * and the one statement that records successes takes them before its deliveries' (the test
+ * delivery-locks.test.ts checks two of them in opposite orders); what can still cross a
+ * recording is a statement that takes several of the deliveries being recorded in another
+ * order, an operator's requeue for one. Each try that ends this way has cost PostgreSQL's
+ * `deadlock_timeout` (1 s by default).
+ */
+const _RECORD_TRIES = 5
+
+async function _retried<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run()
+    } catch (err) {
+      if (!isRetryable(err) || attempt >= _RECORD_TRIES) throw err
+      await new Promise((r) => setTimeout(r, Math.random() * 20))
+    }
+  }
+}
+
 async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?: Claim): Promise<CycleResult> {
   const { batched, oneByOne } = _split(outcomes)
   if (oneByOne.length === 0) {
@@ -76,7 +100,7 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
     // the two never touch the same row. A cycle is two round trips instead of four.
     const recording = batched.map((o) => o.job.id)
     const [recorded, claimed] = await Promise.allSettled([
-      _recordDelivered(db, batched),
+      _retried(() => _recordDelivered(db, batched)),
       claim ? _queued(db, claim).then((queued) => _claimAll(db, claim.plan(queued, claim.now), claim, recording)) : [],
     ])
     if (recorded.status === 'rejected') {
@@ -88,7 +112,14 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
     if (claimed.status === 'rejected') throw claimed.reason
     return { jobs: claimed.value, disabled: [] }
   }
-  return db.transaction().execute(async (tx) => {
+  return _retried(() => db.transaction().execute(async (tx) => {
+    // Every subscription this cycle may update (failing since, disabled), locked first and in
+    // the order of their ids, as the API locks a subscription before its deliveries: recording
+    // its failures one by one, each marking its subscription in turn, two processes whose
+    // batches named the same subscriptions in other orders each held one and waited for the
+    // other's (a deadlock: a receiver shared by several subscriptions going down).
+    await sql`select id from webhooks where id = any(${[...new Set(outcomes.map((o) => o.job.webhook_id))]}::text[])
+      order by id for no key update`.execute(tx)
     const disabled: Disabled[] = []
     await _recordDelivered(tx, batched)
     for (const o of oneByOne) {
@@ -99,7 +130,7 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
     }
     const jobs = claim ? await _claimAll(tx, claim.plan(await _queued(tx, claim), claim.now), claim) : []
     return { jobs, disabled }
-  })
+  }))
 }
 
 /** `owner`'s leases on these deliveries ended: due again at once, for any worker. */

@@ -7,7 +7,12 @@ import type { Claim, DeliveryStore, Job, Outcome } from '../../src/delivery/port
 import { createKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { newPgDatabase } from '../helpers/engine.ts'
-import { claimedJobs } from '../helpers/store.ts'
+import { claimedJobs, insertWebhook } from '../helpers/store.ts'
+import { DEFAULT_CONFIG } from '../../src/config.ts'
+import { withTx } from '../../src/db/tx.ts'
+import { emit } from '../../src/events/emit.ts'
+import { systemClock } from '../../src/lib/clock.ts'
+import { createLogger } from '../../src/lib/logger.ts'
 
 // The delivery worker's statements on PostgreSQL run side by side on different connections: a
 // cycle records the answers of one batch while the same process renews the leases of every
@@ -115,4 +120,171 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
     const { jobs } = await store.cycle([], claim)
     assert.deepEqual(jobs.map((j) => j.id).sort(), waiting.map((j) => j.id).sort())
   })
+
+  /** Until `n` sessions of this database wait for a lock (bounded). */
+  const waiters = async (n: number) => {
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      const { rows } = await other.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+      if (rows.length >= n) return
+      if (Date.now() > deadline) throw new Error(`${n} sessions never waited for a lock`)
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  }
+  /**
+   * Watches, until `stop.done`, for two sessions of this database each waiting for the other (a
+   * deadlock, before PostgreSQL ends it after `deadlock_timeout`); true if it saw one.
+   */
+  const deadlockSeen = async (stop: { done: boolean }) => {
+    const watcher = new pg.Client({ connectionString: url })
+    await watcher.connect()
+    try {
+      while (!stop.done) {
+        const { rows } = await watcher.query<{ pid: number; by: number[] }>(
+          'SELECT pid, pg_blocking_pids(pid) AS by FROM pg_stat_activity WHERE datname = current_database()')
+        const by = new Map(rows.map((r) => [r.pid, r.by]))
+        if (rows.some((r) => r.by.some((other) => by.get(other)?.includes(r.pid)))) return true
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      return false
+    } finally {
+      await watcher.end()
+    }
+  }
+  /** A tenant of its own with these subscriptions (each to one event) and `events` of those events, due now. */
+  const queue = async (hooks: { event: 'order.created' | 'order.updated'; over?: Record<string, unknown> }[], events: ('order.created' | 'order.updated')[]) => {
+    const tenant = await createTenant(opened.db, `Locks ${Math.random()}`, new Date())
+    const key = await createKey(opened.db, { tenantId: tenant.id, scopes: ['*'] }, new Date())
+    const ids: string[] = []
+    for (const h of hooks) ids.push(await insertWebhook(opened.db, tenant.id, { events: JSON.stringify([h.event]), ...h.over }))
+    const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: tenant.id, keyId: key.id }
+    for (const e of events) await withTx(opened.db, (scope) => emit(scope, ctx, e, { id: 'ord_1' }))
+    return ids
+  }
+  /** The oldest due delivery of each subscription, leased to `owner` by `s`. */
+  const claimOne = async (s: DeliveryStore, owner: string, hooks: string[]) => {
+    const { jobs } = await s.cycle([], {
+      now: new Date().toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString(), owner,
+      plan: (queued) => hooks.map((id) => ({ webhook_id: id, limit: queued.some((q) => q.webhook_id === id) ? 1 : 0 })),
+    })
+    assert.equal(jobs.length, hooks.length)
+    return hooks.map((id) => jobs.find((j) => j.webhook_id === id)!)
+  }
+  const answered = (job: Job, delivered: boolean): Outcome => ({
+    job, at: new Date().toISOString(), responseCode: delivered ? 200 : 500, durationMs: 5, error: null, responseBody: delivered ? 'ok' : 'down',
+    delivered, nextRetryAt: delivered ? null : new Date(Date.now() + 60_000).toISOString(), retries: delivered ? 0 : 1,
+  })
+
+  test('two processes recording the first failures of the same two subscriptions in opposite orders do not deadlock', async () => {
+    // A receiver shared by two subscriptions goes down: each process records a failure of each, and
+    // each failure marks its subscription failing (a row lock on the subscription) before the next.
+    const second = await openDatabase(url, { create: false, migrate: false })
+    try {
+      const store2 = pgDeliveryStore(second.db, url)
+      const [w1, w2] = await queue([{ event: 'order.created' }, { event: 'order.created' }], ['order.created', 'order.created'])
+      const [a, b] = await claimOne(store, 'process-1', [w1!, w2!])
+      const [c, d] = await claimOne(store2, 'process-2', [w1!, w2!])
+      // Each process takes its first subscription's row, then waits here for its second delivery.
+      await other.query('BEGIN')
+      let settled: PromiseSettledResult<unknown>[]
+      try {
+        await other.query('SELECT 1 FROM deliveries WHERE id = ANY($1) FOR UPDATE', [[b!.id, c!.id]])
+        const stop = { done: false }
+        const watched = deadlockSeen(stop)
+        const one = store.cycle([answered(a!, false), answered(b!, false)])
+        const two = store2.cycle([answered(d!, false), answered(c!, false)])
+        one.catch(() => {})
+        two.catch(() => {})
+        await waiters(2)
+        await other.query('COMMIT')
+        settled = await Promise.allSettled([one, two])
+        stop.done = true
+        assert.equal(await watched, false, 'the two recordings waited for each other')
+      } catch (err) {
+        await other.query('ROLLBACK')
+        throw err
+      }
+      assert.deepEqual(settled.map((r) => r.status === 'rejected' ? String(r.reason) : r.status), ['fulfilled', 'fulfilled'])
+      const rows = (await other.query('SELECT id, attempts, status FROM deliveries WHERE id = ANY($1) ORDER BY id', [[a!.id, b!.id, c!.id, d!.id]])).rows
+      assert.deepEqual(rows.map((r) => [r.attempts, r.status]), [[1, 'failed'], [1, 'failed'], [1, 'failed'], [1, 'failed']])
+      const failing = (await other.query('SELECT count(*)::int AS n FROM webhooks WHERE id = ANY($1) AND failing_since IS NOT NULL', [[w1, w2]])).rows[0].n
+      assert.equal(failing, 2)
+    } finally {
+      await second.close()
+    }
+  })
+
+  test('two processes recording successes of the same two failing subscriptions in opposite orders do not deadlock', async () => {
+    // The shared receiver is back: each process's recording clears both subscriptions' failing mark.
+    const since = new Date(Date.now() - 3_600_000).toISOString()
+    const second = await openDatabase(url, { create: false, migrate: false })
+    try {
+      const store2 = pgDeliveryStore(second.db, url)
+      const [w1, w2] = await queue([{ event: 'order.created', over: { failing_since: since } }, { event: 'order.created', over: { failing_since: since } }], ['order.created', 'order.created'])
+      const [a, b] = await claimOne(store, 'process-1', [w1!, w2!])
+      const [c, d] = await claimOne(store2, 'process-2', [w1!, w2!])
+      // Both subscriptions are held (a tenant's change) while the two recordings start; then both go on at once.
+      await other.query('BEGIN')
+      let settled: PromiseSettledResult<unknown>[]
+      try {
+        await other.query('UPDATE webhooks SET updated_at = updated_at WHERE id = ANY($1)', [[w1, w2]])
+        const stop = { done: false }
+        const watched = deadlockSeen(stop)
+        const one = store.cycle([answered(a!, true), answered(b!, true)])
+        const two = store2.cycle([answered(d!, true), answered(c!, true)])
+        one.catch(() => {})
+        two.catch(() => {})
+        await waiters(2)
+        await other.query('COMMIT')
+        settled = await Promise.allSettled([one, two])
+        stop.done = true
+        assert.equal(await watched, false, 'the two recordings waited for each other')
+      } catch (err) {
+        await other.query('ROLLBACK')
+        throw err
+      }
+      assert.deepEqual(settled.map((r) => r.status === 'rejected' ? String(r.reason) : r.status), ['fulfilled', 'fulfilled'])
+      const rows = (await other.query('SELECT attempts, status FROM deliveries WHERE id = ANY($1)', [[a!.id, b!.id, c!.id, d!.id]])).rows
+      assert.deepEqual(rows.map((r) => [r.attempts, r.status]), [[1, 'delivered'], [1, 'delivered'], [1, 'delivered'], [1, 'delivered']])
+      assert.equal((await other.query('SELECT count(*)::int AS n FROM webhooks WHERE id = ANY($1) AND failing_since IS NULL', [[w1, w2]])).rows[0].n, 2)
+    } finally {
+      await second.close()
+    }
+  })
+
+  for (const delivered of [true, false]) {
+    test(`a recording of ${delivered ? 'successes' : 'failures'} that PostgreSQL ends as a deadlock's victim is recorded again, not left for its lease to run out`, async () => {
+      // An operator's requeue takes the same deliveries in the other order: the recording holds
+      // the first and waits for the second, the requeue holds the second and wants the first.
+      // PostgreSQL ends the recording, which waited first.
+      const [w] = await queue([{ event: 'order.updated' }], ['order.updated', 'order.updated'])
+      const { jobs } = await store.cycle([], {
+        now: new Date().toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString(), owner: OWNER,
+        plan: () => [{ webhook_id: w!, limit: 2 }],
+      })
+      const [first, second] = jobs.sort((x, y) => x.event_id.localeCompare(y.event_id)) as [Job, Job]
+      await other.query('BEGIN')
+      let cycle: Promise<unknown>
+      try {
+        await other.query('UPDATE deliveries SET manual = manual WHERE id = $1', [second.id])
+        cycle = store.cycle([answered(first, delivered), answered(second, delivered)])
+        cycle.catch(() => {})
+        await waiters(1)
+        const stop = { done: false }
+        const watched = deadlockSeen(stop)
+        await other.query('UPDATE deliveries SET manual = manual WHERE id = $1', [first.id])
+        stop.done = true
+        assert.equal(await watched, true, 'the requeue and the recording never waited for each other')
+        await other.query('COMMIT')
+      } catch (err) {
+        await other.query('ROLLBACK')
+        throw err
+      }
+      await cycle
+      const rows = (await other.query('SELECT attempts, status FROM deliveries WHERE id = ANY($1)', [[first.id, second.id]])).rows
+      const status = delivered ? 'delivered' : 'failed'
+      assert.deepEqual(rows.map((r) => [r.attempts, r.status]), [[1, status], [1, status]])
+      assert.equal((await other.query('SELECT count(*)::int AS n FROM delivery_attempts WHERE delivery_id = ANY($1)', [[first.id, second.id]])).rows[0].n, 2)
+    })
+  }
 })
