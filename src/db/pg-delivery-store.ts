@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
+import { ClaimFailed, READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
 import { deliveryDbOf } from './connect.ts'
 import { isRetryable } from './pg-common.ts'
 import { storedHeaders } from './delivery-store.ts'
@@ -109,7 +109,7 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
       if (claim && claimed.status === 'fulfilled') await _release(db, claimed.value.map((j) => j.id), claim.owner).catch(() => {})
       throw recorded.reason
     }
-    if (claimed.status === 'rejected') throw claimed.reason
+    if (claimed.status === 'rejected') throw new ClaimFailed(claimed.reason)
     return { jobs: claimed.value, disabled: [] }
   }
   return _retried(() => db.transaction().execute(async (tx) => {

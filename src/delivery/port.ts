@@ -105,6 +105,18 @@ export interface CycleResult {
 }
 
 /**
+ * What a cycle throws when it recorded the outcomes it was given but could not claim (a store
+ * that runs the two side by side: PostgreSQL). Nothing of the batch is sent again; the worker
+ * reads the queue again.
+ */
+export class ClaimFailed extends Error {
+  constructor(cause: unknown) {
+    super(`could not claim due deliveries: ${String(cause)}`, { cause })
+    this.name = 'ClaimFailed'
+  }
+}
+
+/**
  * Endpoint health, applied by a store as it records outcomes (CONTRACT §11): a success clears
  * the subscription's `failing_since`; a failure sets it if unset; a 410 answer disables the
  * subscription at once (`gone`), and a failure when `failing_since` is at least

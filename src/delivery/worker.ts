@@ -5,7 +5,7 @@ import { setMaxListeners } from 'node:events'
 import { AdaptiveLimits } from './concurrency.ts'
 import type { FreshWork } from '../context.ts'
 import { FairPlanner, type Plan, type SlotLimits } from './plan.ts'
-import { READY_CAP, type Claim, type DeliveryStore, type Job, type Lease, type Outcome, type QueuedHook } from './port.ts'
+import { ClaimFailed, READY_CAP, type Claim, type DeliveryStore, type Job, type Lease, type Outcome, type QueuedHook } from './port.ts'
 import { deferredRetryAt, nextRetryAt, parseRetryAfter } from './retry.ts'
 import type { Sender, SendRequest, SendResult } from './send.ts'
 import { signPayload, standardSignature } from './sign.ts'
@@ -425,7 +425,8 @@ export function startWorker(o: WorkerOptions): Worker {
         needRead = true
         ownRead ||= announce
       }
-      if (batch.length > 0) o.logger.error('could not record delivery attempts; they will be retried when their lease expires', { error: String(err) })
+      if (err instanceof ClaimFailed) o.logger.error('could not claim due deliveries; the attempts were recorded, the queue is read again', { error: String(err.cause) })
+      else if (batch.length > 0) o.logger.error('could not record delivery attempts; they will be retried when their lease expires', { error: String(err) })
       else throw err
     } finally {
       recording = []

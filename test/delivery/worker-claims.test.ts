@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
 import type { FreshWork } from '../../src/context.ts'
 import { withTx } from '../../src/db/tx.ts'
-import type { DeliveryStore } from '../../src/delivery/port.ts'
+import { ClaimFailed, type DeliveryStore } from '../../src/delivery/port.ts'
 import { createSender } from '../../src/delivery/send.ts'
 import { startWorker, type Worker } from '../../src/delivery/worker.ts'
 import { requeueDeliveries } from '../../src/delivery/requeue.ts'
@@ -304,4 +304,38 @@ test('work from elsewhere while an attempt is in flight (a manual retry of it) i
   w.wake() // as the API does after a retry: no subscriptions named
   await rx.waitFor(3, 3000)
   await w.stop()
+})
+
+test('a cycle that recorded its answers but could not claim is logged as a failed claim, nothing is sent twice, and the queue is read again', async () => {
+  const rx = await receiver()
+  const [hook] = await subscriptions(rx, 1)
+  await commit(3)
+  // As PostgreSQL's store does when the claim beside a recording fails: the answers are saved, the claim is not.
+  const inner = observed().store
+  let failed = 0
+  const store: DeliveryStore = {
+    ...inner,
+    cycle: async (outcomes, claim) => {
+      if (claim && outcomes.length > 0 && failed === 0) {
+        failed++
+        await inner.cycle(outcomes)
+        throw new ClaimFailed(new Error('Connection terminated unexpectedly'))
+      }
+      return inner.cycle(outcomes, claim)
+    },
+  }
+  const lines: string[] = []
+  const w = startWorker({
+    store, clock: systemClock, logger: createLogger('error', (line) => lines.push(line)), userAgent: 'travelops/test', retryBaseMs: 3_600_000, timeoutMs: 5000,
+    sender: createSender({ timeoutMs: 5000, allowPrivate: true, userAgent: 'travelops/test' }), pollMs: 100, slots: { perHook: 1, maxPerHook: 1 },
+  })
+  workers.push(w)
+  await rx.waitFor(3, 5000)
+  await w.stop()
+  assert.equal(failed, 1, 'a claim failed beside a recording')
+  const rows = await env.opened.db.selectFrom('deliveries').select(['attempts', 'status']).where('webhook_id', '=', hook!).execute()
+  assert.deepEqual(rows.map((r) => [r.attempts, r.status]), [[1, 'delivered'], [1, 'delivered'], [1, 'delivered']])
+  assert.equal(rx.requests.length, 3)
+  const logged = lines.map((l) => JSON.parse(l).msg as string)
+  assert.deepEqual(logged, ['could not claim due deliveries; the attempts were recorded, the queue is read again'])
 })
