@@ -253,6 +253,38 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
   })
 
   for (const delivered of [true, false]) {
+    test(`a tenant pausing a subscription while ${delivered ? 'a success' : 'a first failure'} of it is recorded: no deadlock`, async () => {
+      // The API takes the subscription, then drops its queued deliveries; the recording must not
+      // hold one of those while it waits for the subscription (a success clears a failing mark,
+      // a failure sets one).
+      const over = delivered ? { failing_since: new Date(Date.now() - 3_600_000).toISOString() } : {}
+      const [w] = await queue([{ event: 'order.updated', over }], ['order.updated'])
+      const [job] = await claimOne(store, OWNER, [w!])
+      await other.query('BEGIN')
+      let cycle: Promise<unknown>
+      try {
+        await other.query('UPDATE webhooks SET active = 0 WHERE id = $1', [w])
+        cycle = store.cycle([answered(job!, delivered)])
+        cycle.catch(() => {})
+        await waiters(1)
+        const stop = { done: false }
+        const watched = deadlockSeen(stop)
+        await other.query(`UPDATE deliveries SET due_at = NULL, next_retry_at = NULL, manual = 0,
+          status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END WHERE webhook_id = $1 AND due_at IS NOT NULL`, [w])
+        stop.done = true
+        assert.equal(await watched, false, 'the recording and the pause waited for each other')
+        await other.query('COMMIT')
+      } catch (err) {
+        await other.query('ROLLBACK')
+        throw err
+      }
+      await cycle
+      const row = (await other.query('SELECT attempts, status, due_at FROM deliveries WHERE id = $1', [job!.id])).rows[0]
+      assert.deepEqual([row.attempts, row.status, row.due_at], [1, delivered ? 'delivered' : 'failed', null])
+    })
+  }
+
+  for (const delivered of [true, false]) {
     test(`a recording of ${delivered ? 'successes' : 'failures'} that PostgreSQL ends as a deadlock's victim is recorded again, not left for its lease to run out`, async () => {
       // An operator's requeue takes the same deliveries in the other order: the recording holds
       // the first and waits for the second, the requeue holds the second and wants the first.
