@@ -175,82 +175,52 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
     delivered, nextRetryAt: delivered ? null : new Date(Date.now() + 60_000).toISOString(), retries: delivered ? 0 : 1,
   })
 
-  test('two processes recording the first failures of the same two subscriptions in opposite orders do not deadlock', async () => {
-    // A receiver shared by two subscriptions goes down: each process records a failure of each, and
-    // each failure marks its subscription failing (a row lock on the subscription) before the next.
-    const second = await openDatabase(url, { create: false, migrate: false })
-    try {
-      const store2 = pgDeliveryStore(second.db, url)
-      const [w1, w2] = await queue([{ event: 'order.created' }, { event: 'order.created' }], ['order.created', 'order.created'])
-      const [a, b] = await claimOne(store, 'process-1', [w1!, w2!])
-      const [c, d] = await claimOne(store2, 'process-2', [w1!, w2!])
-      // Each process takes its first subscription's row, then waits here for its second delivery.
-      await other.query('BEGIN')
-      let settled: PromiseSettledResult<unknown>[]
+  for (const delivered of [false, true]) {
+    const what = delivered ? 'successes of the same two failing subscriptions' : 'the first failures of the same two subscriptions'
+    test(`two processes recording ${what} in opposite orders do not deadlock`, async () => {
+      // A receiver shared by two subscriptions goes down (each failure marks its subscription
+      // failing, a row lock on it) or is back (each success clears the mark).
+      const over = delivered ? { failing_since: new Date(Date.now() - 3_600_000).toISOString() } : {}
+      const second = await openDatabase(url, { create: false, migrate: false })
       try {
-        await other.query('SELECT 1 FROM deliveries WHERE id = ANY($1) FOR UPDATE', [[b!.id, c!.id]])
-        const stop = { done: false }
-        const watched = deadlockSeen(stop)
-        const one = store.cycle([answered(a!, false), answered(b!, false)])
-        const two = store2.cycle([answered(d!, false), answered(c!, false)])
-        one.catch(() => {})
-        two.catch(() => {})
-        await waiters(2)
-        await other.query('COMMIT')
-        settled = await Promise.allSettled([one, two])
-        stop.done = true
-        assert.equal(await watched, false, 'the two recordings waited for each other')
-      } catch (err) {
-        await other.query('ROLLBACK')
-        throw err
+        const store2 = pgDeliveryStore(second.db, url)
+        const [w1, w2] = await queue([{ event: 'order.created', over }, { event: 'order.created', over }], ['order.created', 'order.created'])
+        const [a, b] = await claimOne(store, 'process-1', [w1!, w2!])
+        const [c, d] = await claimOne(store2, 'process-2', [w1!, w2!])
+        await other.query('BEGIN')
+        let settled: PromiseSettledResult<unknown>[]
+        try {
+          // Failures: each process takes its first subscription's row, then waits here for its
+          // second delivery. Successes: both subscriptions are held (a tenant's change) while the
+          // two recordings start; then both go on at once.
+          if (delivered) await other.query('UPDATE webhooks SET updated_at = updated_at WHERE id = ANY($1)', [[w1, w2]])
+          else await other.query('SELECT 1 FROM deliveries WHERE id = ANY($1) FOR UPDATE', [[b!.id, c!.id]])
+          const stop = { done: false }
+          const watched = deadlockSeen(stop)
+          const one = store.cycle([answered(a!, delivered), answered(b!, delivered)])
+          const two = store2.cycle([answered(d!, delivered), answered(c!, delivered)])
+          one.catch(() => {})
+          two.catch(() => {})
+          await waiters(2)
+          await other.query('COMMIT')
+          settled = await Promise.allSettled([one, two])
+          stop.done = true
+          assert.equal(await watched, false, 'the two recordings waited for each other')
+        } catch (err) {
+          await other.query('ROLLBACK')
+          throw err
+        }
+        assert.deepEqual(settled.map((r) => r.status === 'rejected' ? String(r.reason) : r.status), ['fulfilled', 'fulfilled'])
+        const rows = (await other.query('SELECT attempts, status FROM deliveries WHERE id = ANY($1)', [[a!.id, b!.id, c!.id, d!.id]])).rows
+        const status = delivered ? 'delivered' : 'failed'
+        assert.deepEqual(rows.map((r) => [r.attempts, r.status]), [[1, status], [1, status], [1, status], [1, status]])
+        const marked = (await other.query('SELECT count(*)::int AS n FROM webhooks WHERE id = ANY($1) AND failing_since IS NOT NULL', [[w1, w2]])).rows[0].n
+        assert.equal(marked, delivered ? 0 : 2)
+      } finally {
+        await second.close()
       }
-      assert.deepEqual(settled.map((r) => r.status === 'rejected' ? String(r.reason) : r.status), ['fulfilled', 'fulfilled'])
-      const rows = (await other.query('SELECT id, attempts, status FROM deliveries WHERE id = ANY($1) ORDER BY id', [[a!.id, b!.id, c!.id, d!.id]])).rows
-      assert.deepEqual(rows.map((r) => [r.attempts, r.status]), [[1, 'failed'], [1, 'failed'], [1, 'failed'], [1, 'failed']])
-      const failing = (await other.query('SELECT count(*)::int AS n FROM webhooks WHERE id = ANY($1) AND failing_since IS NOT NULL', [[w1, w2]])).rows[0].n
-      assert.equal(failing, 2)
-    } finally {
-      await second.close()
-    }
-  })
-
-  test('two processes recording successes of the same two failing subscriptions in opposite orders do not deadlock', async () => {
-    // The shared receiver is back: each process's recording clears both subscriptions' failing mark.
-    const since = new Date(Date.now() - 3_600_000).toISOString()
-    const second = await openDatabase(url, { create: false, migrate: false })
-    try {
-      const store2 = pgDeliveryStore(second.db, url)
-      const [w1, w2] = await queue([{ event: 'order.created', over: { failing_since: since } }, { event: 'order.created', over: { failing_since: since } }], ['order.created', 'order.created'])
-      const [a, b] = await claimOne(store, 'process-1', [w1!, w2!])
-      const [c, d] = await claimOne(store2, 'process-2', [w1!, w2!])
-      // Both subscriptions are held (a tenant's change) while the two recordings start; then both go on at once.
-      await other.query('BEGIN')
-      let settled: PromiseSettledResult<unknown>[]
-      try {
-        await other.query('UPDATE webhooks SET updated_at = updated_at WHERE id = ANY($1)', [[w1, w2]])
-        const stop = { done: false }
-        const watched = deadlockSeen(stop)
-        const one = store.cycle([answered(a!, true), answered(b!, true)])
-        const two = store2.cycle([answered(d!, true), answered(c!, true)])
-        one.catch(() => {})
-        two.catch(() => {})
-        await waiters(2)
-        await other.query('COMMIT')
-        settled = await Promise.allSettled([one, two])
-        stop.done = true
-        assert.equal(await watched, false, 'the two recordings waited for each other')
-      } catch (err) {
-        await other.query('ROLLBACK')
-        throw err
-      }
-      assert.deepEqual(settled.map((r) => r.status === 'rejected' ? String(r.reason) : r.status), ['fulfilled', 'fulfilled'])
-      const rows = (await other.query('SELECT attempts, status FROM deliveries WHERE id = ANY($1)', [[a!.id, b!.id, c!.id, d!.id]])).rows
-      assert.deepEqual(rows.map((r) => [r.attempts, r.status]), [[1, 'delivered'], [1, 'delivered'], [1, 'delivered'], [1, 'delivered']])
-      assert.equal((await other.query('SELECT count(*)::int AS n FROM webhooks WHERE id = ANY($1) AND failing_since IS NULL', [[w1, w2]])).rows[0].n, 2)
-    } finally {
-      await second.close()
-    }
-  })
+    })
+  }
 
   for (const delivered of [true, false]) {
     test(`a tenant pausing a subscription while ${delivered ? 'a success' : 'a first failure'} of it is recorded: no deadlock`, async () => {
