@@ -32,6 +32,23 @@ export const isRetryable = (err: unknown) => ['40001', '40P01'].includes(pgCode(
  */
 export const isStalePlan = (err: unknown) => pgCode(err) === '0A000' && /cached plan must not change result type/.test(String((err as Error).message))
 
+/**
+ * Runs `run` again, from its start, while PostgreSQL ends it in a way that running it again
+ * resolves (isRetryable(), isStalePlan()), at most `tries` times in all; before each new try a
+ * random pause of up to 2^try ms, at most 100 ms. `run` must have no effect that outlives a
+ * failed try (one transaction, or one statement).
+ */
+export async function rerunRetryable<T>(tries: number, run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run()
+    } catch (err) {
+      if (!(isRetryable(err) || isStalePlan(err)) || attempt >= tries) throw err
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 100)))
+    }
+  }
+}
+
 /** A unique index refused the row (two writers raced to the same slug, code or key). */
 export const isUniqueViolation = (err: unknown) => pgCode(err) === '23505'
 

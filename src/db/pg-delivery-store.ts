@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { ClaimFailed, READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
 import { deliveryDbOf } from './connect.ts'
-import { isRetryable } from './pg-common.ts'
+import { rerunRetryable } from './pg-common.ts'
 import { storedHeaders } from './delivery-store.ts'
 import type { Database } from './schema.ts'
 
@@ -79,17 +79,6 @@ export function pgDeliveryStore(opened: Db, url: string, health: HealthPolicy = 
  */
 const _RECORD_TRIES = 5
 
-async function _retried<T>(run: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run()
-    } catch (err) {
-      if (!isRetryable(err) || attempt >= _RECORD_TRIES) throw err
-      await new Promise((r) => setTimeout(r, Math.random() * 20))
-    }
-  }
-}
-
 async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?: Claim): Promise<CycleResult> {
   const { batched, oneByOne } = _split(outcomes)
   if (oneByOne.length === 0) {
@@ -100,7 +89,7 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
     // the two never touch the same row. A cycle is two round trips instead of four.
     const recording = batched.map((o) => o.job.id)
     const [recorded, claimed] = await Promise.allSettled([
-      _retried(() => _recordDelivered(db, batched)),
+      rerunRetryable(_RECORD_TRIES, () => _recordDelivered(db, batched)),
       claim ? _queued(db, claim).then((queued) => _claimAll(db, claim.plan(queued, claim.now), claim, recording)) : [],
     ])
     if (recorded.status === 'rejected') {
@@ -112,7 +101,7 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
     if (claimed.status === 'rejected') throw new ClaimFailed(claimed.reason)
     return { jobs: claimed.value, disabled: [] }
   }
-  return _retried(() => db.transaction().execute(async (tx) => {
+  return rerunRetryable(_RECORD_TRIES, () => db.transaction().execute(async (tx) => {
     // Every subscription this cycle may update (failing since, disabled), locked first and in
     // the order of their ids, as the API locks a subscription before its deliveries: recording
     // its failures one by one, each marking its subscription in turn, two processes whose

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely'
 import type { Database } from './schema.ts'
 import { internalsOf, registerTx, type Db, type DbInternals } from './connect.ts'
-import { isRetryable, isStalePlan } from './pg-common.ts'
+import { rerunRetryable } from './pg-common.ts'
 
 export type Tx = Transaction<Database>
 
@@ -34,14 +34,7 @@ const PG_ATTEMPTS = 40
 export async function withTx<T>(db: Db, fn: (scope: TxScope) => Promise<T>): Promise<T> {
   const x = internalsOf(db)
   if (x) return _grouped(db, x, fn)
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await _serializable(db, fn)
-    } catch (err) {
-      if (!(isRetryable(err) || isStalePlan(err)) || attempt >= PG_ATTEMPTS) throw err
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 100)))
-    }
-  }
+  return rerunRetryable(PG_ATTEMPTS, () => _serializable(db, fn))
 }
 
 /** PostgreSQL: one SERIALIZABLE attempt of `fn`. */
