@@ -131,6 +131,18 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
       await new Promise((r) => setTimeout(r, 10))
     }
   }
+  /** `hold` run in a transaction of `other` (a third session) that is committed once it returns. */
+  const committed = async <T>(hold: () => Promise<T>): Promise<T> => {
+    await other.query('BEGIN')
+    try {
+      const held = await hold()
+      await other.query('COMMIT')
+      return held
+    } catch (err) {
+      await other.query('ROLLBACK')
+      throw err
+    }
+  }
   /**
    * Watches, until `stop.done`, for two sessions of this database each waiting for the other (a
    * deadlock, before PostgreSQL ends it after `deadlock_timeout`); true if it saw one.
@@ -187,29 +199,24 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
         const [w1, w2] = await queue([{ event: 'order.created', over }, { event: 'order.created', over }], ['order.created', 'order.created'])
         const [a, b] = await claimOne(store, 'process-1', [w1!, w2!])
         const [c, d] = await claimOne(store2, 'process-2', [w1!, w2!])
-        await other.query('BEGIN')
-        let settled: PromiseSettledResult<unknown>[]
-        try {
+        const stop = { done: false }
+        const { one, two, watched } = await committed(async () => {
           // Failures: each process takes its first subscription's row, then waits here for its
           // second delivery. Successes: both subscriptions are held (a tenant's change) while the
           // two recordings start; then both go on at once.
           if (delivered) await other.query('UPDATE webhooks SET updated_at = updated_at WHERE id = ANY($1)', [[w1, w2]])
           else await other.query('SELECT 1 FROM deliveries WHERE id = ANY($1) FOR UPDATE', [[b!.id, c!.id]])
-          const stop = { done: false }
           const watched = deadlockSeen(stop)
           const one = store.cycle([answered(a!, delivered), answered(b!, delivered)])
           const two = store2.cycle([answered(d!, delivered), answered(c!, delivered)])
           one.catch(() => {})
           two.catch(() => {})
           await waiters(2)
-          await other.query('COMMIT')
-          settled = await Promise.allSettled([one, two])
-          stop.done = true
-          assert.equal(await watched, false, 'the two recordings waited for each other')
-        } catch (err) {
-          await other.query('ROLLBACK')
-          throw err
-        }
+          return { one, two, watched }
+        })
+        const settled = await Promise.allSettled([one, two])
+        stop.done = true
+        assert.equal(await watched, false, 'the two recordings waited for each other')
         assert.deepEqual(settled.map((r) => r.status === 'rejected' ? String(r.reason) : r.status), ['fulfilled', 'fulfilled'])
         const rows = (await other.query('SELECT attempts, status FROM deliveries WHERE id = ANY($1)', [[a!.id, b!.id, c!.id, d!.id]])).rows
         const status = delivered ? 'delivered' : 'failed'
@@ -230,11 +237,9 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
       const over = delivered ? { failing_since: new Date(Date.now() - 3_600_000).toISOString() } : {}
       const [w] = await queue([{ event: 'order.updated', over }], ['order.updated'])
       const [job] = await claimOne(store, OWNER, [w!])
-      await other.query('BEGIN')
-      let cycle: Promise<unknown>
-      try {
+      const { cycle } = await committed(async () => {
         await other.query('UPDATE webhooks SET active = 0 WHERE id = $1', [w])
-        cycle = store.cycle([answered(job!, delivered)])
+        const cycle = store.cycle([answered(job!, delivered)])
         cycle.catch(() => {})
         await waiters(1)
         const stop = { done: false }
@@ -243,11 +248,8 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
           status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END WHERE webhook_id = $1 AND due_at IS NOT NULL`, [w])
         stop.done = true
         assert.equal(await watched, false, 'the recording and the pause waited for each other')
-        await other.query('COMMIT')
-      } catch (err) {
-        await other.query('ROLLBACK')
-        throw err
-      }
+        return { cycle }
+      })
       await cycle
       const row = (await other.query('SELECT attempts, status, due_at FROM deliveries WHERE id = $1', [job!.id])).rows[0]
       assert.deepEqual([row.attempts, row.status, row.due_at], [1, delivered ? 'delivered' : 'failed', null])
@@ -265,11 +267,9 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
         plan: () => [{ webhook_id: w!, limit: 2 }],
       })
       const [first, second] = jobs.sort((x, y) => x.event_id.localeCompare(y.event_id)) as [Job, Job]
-      await other.query('BEGIN')
-      let cycle: Promise<unknown>
-      try {
+      const { cycle } = await committed(async () => {
         await other.query('UPDATE deliveries SET manual = manual WHERE id = $1', [second.id])
-        cycle = store.cycle([answered(first, delivered), answered(second, delivered)])
+        const cycle = store.cycle([answered(first, delivered), answered(second, delivered)])
         cycle.catch(() => {})
         await waiters(1)
         const stop = { done: false }
@@ -277,11 +277,8 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
         await other.query('UPDATE deliveries SET manual = manual WHERE id = $1', [first.id])
         stop.done = true
         assert.equal(await watched, true, 'the requeue and the recording never waited for each other')
-        await other.query('COMMIT')
-      } catch (err) {
-        await other.query('ROLLBACK')
-        throw err
-      }
+        return { cycle }
+      })
       await cycle
       const rows = (await other.query('SELECT attempts, status FROM deliveries WHERE id = ANY($1)', [[first.id, second.id]])).rows
       const status = delivered ? 'delivered' : 'failed'
