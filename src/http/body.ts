@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import type { IncomingMessage } from 'node:http'
+import { parseJson } from '../lib/json.ts'
 import { readStream } from '../lib/read-stream.ts'
 import { ApiError, badRequest } from './errors.ts'
 
@@ -37,7 +38,7 @@ export async function readJsonBody(event: H3Event): Promise<RawBody> {
   }
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = parseJson(text)
   } catch (err) {
     throw badRequest(`Malformed JSON: ${(err as Error).message}`)
   }

@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import type { H3Event } from 'h3'
 import type { TenantContext } from '../context.ts'
 import { isId } from '../lib/ids.ts'
+import { parseJson } from '../lib/json.ts'
 import { readJsonBody } from './body.ts'
 import type { RouteDef, RouteInput } from './define-route.ts'
 import { ApiError, badRequest, issuesToDetails, notFound } from './errors.ts'
@@ -150,7 +151,7 @@ function _readOnly(route: RouteDef): ReadonlySet<string> {
 
 /** A response body with the route's secret fields of `data` set to null (what a replay may show). */
 function _withoutSecrets(text: string, fields: readonly string[]): string {
-  const body = JSON.parse(text) as { data?: Record<string, unknown> }
+  const body = parseJson(text) as { data?: Record<string, unknown> }
   if (body.data && typeof body.data === 'object') for (const f of fields) if (f in body.data) body.data[f] = null
   return JSON.stringify(body)
 }

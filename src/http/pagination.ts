@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { PAGE_BYTES } from '../db/page-rows.ts'
+import { parseJson } from '../lib/json.ts'
 
 export interface Page<T> {
   data: T[]
@@ -37,7 +38,7 @@ export function encodeCursor(id: string): string {
 
 function _decodeCursor(s: string): string | null {
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'))
+    const parsed: unknown = parseJson(Buffer.from(s, 'base64url').toString('utf8'))
     if (parsed && typeof parsed === 'object' && 'after' in parsed && typeof parsed.after === 'string' && parsed.after.length < 100) {
       return parsed.after
     }

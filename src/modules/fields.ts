@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import type { ErrorDetail } from '../http/errors.ts'
 import { isCountry } from '../lib/countries.ts'
+import { parseJson as parseJsonText } from '../lib/json.ts'
 import { isCurrency, MAX_MINOR, minorDigits, toMinor } from '../lib/money.ts'
 import type { AddressView } from './view-fields.ts'
 
@@ -64,7 +65,8 @@ export function changedColumns<R extends object>(row: R, set: Partial<R>): (keyo
   return (Object.keys(set) as (keyof R)[]).filter((k) => set[k] !== row[k])
 }
 
-export const parseJson = <T>(s: string | null): T | null => (s === null ? null : (JSON.parse(s) as T))
+/** A stored JSON column (metadata and other objects a tenant names the keys of), read past V8's misreading of escaped keys (lib/json.ts). */
+export const parseJson = <T>(s: string | null): T | null => (s === null ? null : (parseJsonText(s) as T))
 
 /** An email stored and compared in lower case (customers, suppliers, inquiries). */
 export const LowerEmail = v.pipe(Email, v.toLowerCase())

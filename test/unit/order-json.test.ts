@@ -32,10 +32,8 @@ const row = fc.record({
   currency: fc.constantFrom('EUR', 'JPY', 'KWD', 'CLF', 'NOK'),
   travel_date: fc.option(fc.constant('2027-06-01'), { nil: null }),
   notes: fc.option(anyText, { nil: null }),
-  // No key that is a lone backslash: once V8 (Node 24's and 26's) has parsed one, JSON.parse reads a
-  // later one-character key written as an escape ("\u00e9", "\n") at the same place in an object as
-  // a backslash too (nodejs/node#63785, open) — toOrder(), the reference here, would be the wrong side.
-  metadata: fc.option(fc.dictionary(fc.oneof(anyText, fc.nat().map(String)).filter((k) => k !== '\\'), anyText, { maxKeys: 6 }), { nil: null }).map(toMetadataJson),
+  // Keys with backslashes too: toOrder() reads metadata past V8's misreading of escaped keys after them (lib/json.ts).
+  metadata: fc.option(fc.dictionary(fc.oneof(anyText, fc.nat().map(String)), anyText, { maxKeys: 6 }), { nil: null }).map(toMetadataJson),
   created_at: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
   updated_at: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
 }) as fc.Arbitrary<OrderRow>

@@ -17,7 +17,7 @@ export function toContent(row: ContentRow): Content {
     slug: row.slug,
     title: row.title,
     body: row.body,
-    data: JSON.parse(row.data) as Record<string, unknown>,
+    data: parseJson<Record<string, unknown>>(row.data)!,
     status: row.status as ContentStatus,
     metadata: parseJson<Record<string, string>>(row.metadata) ?? {},
     createdAt: row.created_at,

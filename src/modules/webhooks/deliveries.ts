@@ -7,6 +7,7 @@ import { emitTest } from '../../events/emit.ts'
 import { exampleData } from '../../events/examples.ts'
 import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
+import { parseJson } from '../../lib/json.ts'
 import * as repo from './repo.ts'
 import type { Delivery, DeliveryDetail } from './schema.ts'
 
@@ -23,7 +24,7 @@ export function toDelivery(row: repo.DeliveryWithPayload): Delivery {
     delivered_at: row.delivered_at,
     last_attempt_at: row.last_attempt_at,
     next_retry_at: row.status === 'failed' ? row.next_retry_at : null,
-    payload: JSON.parse(row.payload),
+    payload: parseJson(row.payload) as DeliveryDetail['payload'],
   }
 }
 
