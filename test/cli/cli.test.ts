@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { databaseText } from '../helpers/engine.ts'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { runCli, runJson, startServe, migratedDb } from '../helpers/cli.ts'
+import { BIN, runCli, runJson, startServe, migratedDb } from '../helpers/cli.ts'
 
 describe('the travelops CLI, spawned as a process', () => {
   let dir: string
@@ -39,6 +41,19 @@ describe('the travelops CLI, spawned as a process', () => {
     assert.equal((await runCli(['keys', 'create', '--db', db, '--tenant', 'ten_01a2006f-8a5a-7042-87ba-09d34df5a262'])).code, 1, 'unknown tenant')
     assert.equal((await runCli(['keys', 'revoke', 'key_01a2006f-8a5a-7042-87ba-09d34df5a262', '--db', db])).code, 1)
     assert.equal((await runCli(['serve', '--port', 'abc', '--db', db])).code, 2, 'invalid flag value')
+  })
+
+  test('a reader that stops early (`| head`) ends a command quietly, with the status of a pipe closed under it (141)', async () => {
+    await runJson(['tenants', 'create', '--db', db, '--name', 'Piped Tours'])
+    for (const args of [['--help'], ['keys', '--help'], ['tenants', 'list', '--db', db], ['tenants', 'list', '--db', db, '--json']]) {
+      const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+      child.stdout.destroy() // the reader is gone before the first line is written
+      let stderr = ''
+      child.stderr.on('data', (d) => (stderr += d))
+      const [code] = await once(child, 'close')
+      assert.equal(stderr, '', `travelops ${args.join(' ')}: nothing on stderr`)
+      assert.equal(code, 141, args.join(' '))
+    }
   })
 
   test('tenants and keys: --json prints one document; keys list never shows secrets; TRAVELOPS_DB is honoured', async () => {
