@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely'
 import type { Db } from '../db/connect.ts'
+import { rerunRetryable } from '../db/pg-common.ts'
 import type { Database } from '../db/schema.ts'
 
 export interface RequeueFilter {
@@ -18,13 +19,19 @@ export interface RequeueFilter {
  * subtracts what it claimed). Returns the ids queued.
  */
 export async function requeueDeliveries(db: Db, filter: RequeueFilter, now: Date): Promise<string[]> {
-  const rows = await db.updateTable('deliveries')
+  // On PostgreSQL the statement takes its rows in its own order while the worker records answers
+  // in another: one that ends as a deadlock's victim is run again (one statement: nothing of the
+  // failed try remains).
+  const rows = await rerunRetryable(_TRIES, () => db.updateTable('deliveries')
     .set((eb) => ({ due_at: now.toISOString(), manual: eb('manual', '+', 1) }))
     .where(_matching(filter))
     .returning('id')
-    .execute()
+    .execute())
   return rows.map((r) => r.id)
 }
+
+/** Tries of a requeue that PostgreSQL keeps ending as a deadlock's victim (each costs its deadlock_timeout, 1 s). */
+const _TRIES = 5
 
 /** How many records `requeueDeliveries` would queue with this filter now; changes nothing. */
 export async function countRequeueable(db: Db, filter: RequeueFilter): Promise<number> {

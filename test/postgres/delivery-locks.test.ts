@@ -4,6 +4,7 @@ import pg from 'pg'
 import { openDatabase, type OpenDb } from '../../src/db/connect.ts'
 import { pgDeliveryStore } from '../../src/db/pg-delivery-store.ts'
 import type { Claim, DeliveryStore, Job, Outcome } from '../../src/delivery/port.ts'
+import { requeueDeliveries } from '../../src/delivery/requeue.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { newPgDatabase } from '../helpers/engine.ts'
@@ -286,4 +287,28 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
       assert.equal((await other.query('SELECT count(*)::int AS n FROM delivery_attempts WHERE delivery_id = ANY($1)', [[first.id, second.id]])).rows[0].n, 2)
     })
   }
+
+  test('a requeue (the API\'s retry and replay, the CLI\'s) that PostgreSQL ends as a deadlock\'s victim is run again, not refused', async () => {
+    // The requeue takes the first of two finished deliveries and waits for the second, which the
+    // worker's recording holds; the recording then wants the first. The requeue waited first, so
+    // PostgreSQL ends it.
+    const [w] = await queue([{ event: 'order.updated' }], ['order.updated', 'order.updated'])
+    const ids = (await other.query<{ id: string }>("UPDATE deliveries SET status = 'failed', due_at = NULL WHERE webhook_id = $1 RETURNING id", [w])).rows.map((r) => r.id).sort()
+    const [first, second] = ids as [string, string]
+    const { requeue } = await committed(async () => {
+      await other.query('UPDATE deliveries SET manual = manual WHERE id = $1', [second])
+      const requeue = requeueDeliveries(opened.db, { ids: [first, second] }, new Date())
+      requeue.catch(() => {})
+      await waiters(1)
+      const stop = { done: false }
+      const watched = deadlockSeen(stop)
+      await other.query('UPDATE deliveries SET manual = manual WHERE id = $1', [first])
+      stop.done = true
+      assert.equal(await watched, true, 'the requeue and the recording never waited for each other')
+      return { requeue }
+    })
+    assert.deepEqual((await requeue).sort(), ids)
+    const rows = (await other.query('SELECT manual FROM deliveries WHERE id = ANY($1) ORDER BY id', [ids])).rows
+    assert.deepEqual(rows.map((r) => r.manual), [1, 1], 'queued once each')
+  })
 })
