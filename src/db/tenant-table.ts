@@ -2,7 +2,7 @@ import type { Kysely, Selectable, Updateable, Insertable } from 'kysely'
 import type { Db } from './connect.ts'
 import type { Database } from './schema.ts'
 import type { Tx } from './tx.ts'
-import { readPageRows } from './page-rows.ts'
+import { readPageRows, type PageRows, type WindowFloor } from './page-rows.ts'
 
 /** The tables whose rows belong to one tenant and have an id. */
 export type TenantTableName = {
@@ -28,9 +28,36 @@ export interface TenantTable<T extends TenantTableName> {
   update(db: Db | Tx, tenantId: string, id: string, set: Updateable<Database[T]>, scope?: Columns<T>): Promise<void>
   remove(db: Db | Tx, tenantId: string, id: string, scope?: Columns<T>): Promise<boolean>
   /** Newest first, keyset-paged on the id; fetches limit + 1 so the caller knows whether more follow. */
-  list(db: Db | Tx, tenantId: string, opts: ListOptions<T>): Promise<Row<T>[]>
+  list(db: Db | Tx, tenantId: string, opts: ListOptions<T>): Promise<PageRows<Row<T>>>
   /** The first row matching `eq` (e.g. a unique code or slug), if any. */
   findBy(db: Db | Tx, tenantId: string, eq: Columns<T>): Promise<Row<T> | undefined>
+}
+
+/** What a table's indexes serve to a list (newest first, keyset-paged on the id). */
+export interface ListIndexes<T extends TenantTableName> {
+  /**
+   * Each set of columns that an index `(tenant_id, …those columns, id)` serves: a list filtered by
+   * equality on exactly one of these sets (or on nothing) reads only its page. Any other filter is
+   * read in windows under a scan budget (db/page-rows.ts).
+   */
+  served?: (keyof Row<T> & string)[][]
+  /** Columns every list of the table filters on by equality, first in an index `(tenant_id, …, id)`: the records a window counts (content: its entity). */
+  scope?: (keyof Row<T> & string)[]
+}
+
+/**
+ * The id `k` records below `after` among the tenant's rows of `table` that match `scope` (one
+ * index range, id column only), or undefined when fewer than `k` are left: the floor of a
+ * window of a filtered list (db/page-rows.ts).
+ */
+export function windowFloor(db: Db | Tx, table: TenantTableName, tenantId: string, scope: Record<string, unknown> = {}): WindowFloor {
+  return async (after, k) => {
+    let q = (db as unknown as Kysely<any>).selectFrom(table).select('id').where('tenant_id', '=', tenantId)
+    for (const [col, value] of Object.entries(scope)) q = q.where(col, '=', value)
+    if (after) q = q.where('id', '<', after)
+    const row = await q.orderBy('id', 'desc').limit(1).offset(k - 1).executeTakeFirst() as { id: string } | undefined
+    return row?.id
+  }
 }
 
 /**
@@ -38,8 +65,9 @@ export interface TenantTable<T extends TenantTableName> {
  * with `tenant_id = ?`, so a module cannot forget it. (kysely cannot type a table chosen by a
  * type parameter, so the builder is untyped inside; the signatures above are what callers see.)
  */
-export function tenantTable<T extends TenantTableName>(table: T): TenantTable<T> {
+export function tenantTable<T extends TenantTableName>(table: T, indexes: ListIndexes<T> = {}): TenantTable<T> {
   const name: string = table
+  const served = listIndexes(table, indexes)
   const k = (db: Db | Tx) => db as unknown as Kysely<any>
   const where = <Q extends { where: (...a: any[]) => any }>(q: Q, op: string, cols: Columns<T> | undefined): Q => {
     for (const [col, value] of Object.entries(cols ?? {})) {
@@ -62,14 +90,39 @@ export function tenantTable<T extends TenantTableName>(table: T): TenantTable<T>
       return Number(r.numDeletedRows) > 0
     },
     list(db, tenantId, o) {
-      return readPageRows<Row<T> & { id: string }>(o.limit, o.after, (after, n) => {
+      const inOrder = _given(o.gt).length === 0 && _given(o.lt).length === 0 && served(_given(o.eq))
+      const windows = inOrder ? undefined : windowFloor(db, table, tenantId, _pick(o.eq, indexes.scope))
+      return readPageRows<Row<T> & { id: string }>(o.limit, o.after, (after, n, floor) => {
         let q = k(db).selectFrom(name).selectAll().where('tenant_id', '=', tenantId)
         q = where(where(where(q, '=', o.eq), '>', o.gt), '<', o.lt)
         if (after) q = q.where('id', '<', after)
+        if (floor) q = q.where('id', '>=', floor)
         return q.orderBy('id', 'desc').limit(n).execute() as Promise<(Row<T> & { id: string })[]>
-      })
+      }, windows)
     },
     findBy: (db, tenantId, eq) =>
       where(k(db).selectFrom(name).selectAll().where('tenant_id', '=', tenantId), '=', eq).executeTakeFirst() as Promise<Row<T> | undefined>,
   }
+}
+
+const _given = (cols: object | undefined): string[] => Object.entries(cols ?? {}).filter(([, v]) => v !== undefined).map(([c]) => c)
+
+/** Every table's declared list indexes (test/db/list-indexes.test.ts checks each against both engines' schemas). */
+export const LIST_INDEXES = new Map<string, { served: string[][]; scope: string[] }>()
+
+/**
+ * Declares what `table`'s indexes serve to its lists (see ListIndexes) and returns whether a list
+ * filtered by equality on exactly the columns `eq` is one index range in id order.
+ */
+export function listIndexes(table: TenantTableName, indexes: { served?: string[][]; scope?: string[] }): (eq: string[]) => boolean {
+  const scope = indexes.scope ?? []
+  const served = indexes.served ?? []
+  // refs.ts opens some tables again without the list's declaration: the declaration wins.
+  if (!LIST_INDEXES.has(table) || served.length > 0 || scope.length > 0) LIST_INDEXES.set(table, { served, scope })
+  const keys = new Set([scope, ...served].map((set) => [...set].sort().join()))
+  return (eq) => keys.has([...eq].sort().join())
+}
+
+function _pick(cols: object | undefined, names: string[] | undefined): Record<string, unknown> {
+  return Object.fromEntries((names ?? []).map((c) => [c, (cols as Record<string, unknown> | undefined)?.[c]]))
 }

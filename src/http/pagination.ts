@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { PAGE_BYTES } from '../db/page-rows.ts'
+import { PAGE_BYTES, type PageRows } from '../db/page-rows.ts'
 import { parseJson } from '../lib/json.ts'
 
 export interface Page<T> {
@@ -64,7 +64,7 @@ const _BYTES_PAST = 64 * 1024
  * `json`, when given, renders a row's record straight to its JSON (what `JSON.stringify(map(row))`
  * gives, without the object): the page's `data` is then mapped only if something reads it.
  */
-export function toPage<R extends { id: string }, T>(rows: R[], limit: number, map: (row: R) => T, json?: (row: R) => string): Page<T> {
+export function toPage<R extends { id: string }, T>(rows: PageRows<R>, limit: number, map: (row: R) => T, json?: (row: R) => string): Page<T> {
   const parts: (string | Buffer)[] = []
   let bytes = _ENVELOPE_BYTES
   let chars = 0
@@ -86,8 +86,10 @@ export function toPage<R extends { id: string }, T>(rows: R[], limit: number, ma
     if (!json) data.push(item!)
     parts.push(chars > _BYTES_PAST ? Buffer.from(text) : text)
   }
-  const has_more = cut || rows.length > limit
-  const next_cursor = has_more ? encodeCursor(rows[shown - 1]!.id) : null
+  // A page that stopped at the scan budget (db/page-rows.ts) goes on below the last record looked at.
+  const resume = !cut && rows.length <= limit ? rows.resume : undefined
+  const has_more = cut || rows.length > limit || resume !== undefined
+  const next_cursor = resume !== undefined ? encodeCursor(resume) : has_more ? encodeCursor(rows[shown - 1]!.id) : null
   const page: Page<T> = json ? new _RenderedPage(rows, shown, map, has_more, next_cursor) : { data, has_more, next_cursor }
   const tail = `],"has_more":${has_more},"next_cursor":${JSON.stringify(next_cursor)}}`
   if (chars <= _BYTES_PAST) _rendered.set(page, `{"data":[${parts.join(',')}${tail}`)

@@ -4,7 +4,7 @@ import type { Tx } from '../../db/tx.ts'
 import type { CustomerRow, CustomerUpdate } from '../../db/schema.ts'
 
 /** Rows of the caller's tenant only: every statement starts from `tenant_id` (see db/tenant-table.ts). */
-const table = tenantTable('customers')
+const table = tenantTable('customers', { served: [['email']] })
 
 export const findCustomer = (db: Db | Tx, tenantId: string, id: string): Promise<CustomerRow | undefined> => table.find(db, tenantId, id)
 export const insertCustomer = (tx: Tx, row: CustomerRow): Promise<void> => table.insert(tx, row)

@@ -4,7 +4,7 @@ import type { Tx } from '../../db/tx.ts'
 import type { ItineraryRow, ItineraryUpdate } from '../../db/schema.ts'
 
 /** Rows of the caller's tenant only: every statement starts from `tenant_id` (see db/tenant-table.ts). */
-const table = tenantTable('itineraries')
+const table = tenantTable('itineraries', { served: [['order_id']] })
 
 export const findItinerary = (db: Db | Tx, tenantId: string, id: string): Promise<ItineraryRow | undefined> => table.find(db, tenantId, id)
 export const insertItinerary = (tx: Tx, row: ItineraryRow): Promise<void> => table.insert(tx, row)

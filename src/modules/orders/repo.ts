@@ -1,5 +1,7 @@
 import { compiled } from '../../db/compiled.ts'
 import type { Db } from '../../db/connect.ts'
+import { readPageRows, type PageRows } from '../../db/page-rows.ts'
+import { listIndexes, windowFloor } from '../../db/tenant-table.ts'
 import type { NewOrder, OrderRow, OrderUpdate } from '../../db/schema.ts'
 import type { Tx } from '../../db/tx.ts'
 
@@ -42,9 +44,27 @@ export interface OrderFilter {
   limit: number
 }
 
-/** Newest first, keyset-paged on the id; fetches limit + 1 to know whether more follow. */
-export function listOrders(db: Db, tenantId: string, f: OrderFilter): Promise<OrderRow[]> {
-  const present = _FILTERS.filter((k) => f[k])
+/**
+ * Newest first, keyset-paged on the id; fetches limit + 1 to know whether more follow. A status
+ * or a customer alone is one index range (`orders_tenant_status`, `orders_tenant_customer`); a
+ * time range or two filters at once are read in windows under the scan budget (db/page-rows.ts).
+ */
+export function listOrders(db: Db, tenantId: string, f: OrderFilter): Promise<PageRows<OrderRow>> {
+  if (_served(_FILTERS.filter((k) => f[k]).map((k) => _COLUMN[k]))) return _listPart(db, tenantId, f, f.after, f.limit + 1)
+  return readPageRows(f.limit, f.after, (after, n, floor) => _listPart(db, tenantId, f, after, n, floor), windowFloor(db, 'orders', tenantId))
+}
+
+const _FILTERS = ['status', 'customerId', 'createdAfter', 'createdBefore'] as const
+/** The column each filter compares (a range is never served in id order: no set below names it). */
+const _COLUMN = { status: 'status', customerId: 'customer_id', createdAfter: 'created_at>', createdBefore: 'created_at<' } as const
+const _served = listIndexes('orders', { served: [['status'], ['customer_id']] })
+const _BOUNDS = ['after', 'floor'] as const
+type _Filters = Partial<Record<(typeof _FILTERS)[number] | (typeof _BOUNDS)[number], string>>
+const _lists = new Map<string, (db: Db, tenantId: string, limit: number, ...values: string[]) => Promise<OrderRow[]>>()
+
+function _listPart(db: Db, tenantId: string, f: OrderFilter, after: string | undefined, n: number, floor?: string): Promise<OrderRow[]> {
+  const values: _Filters = { status: f.status, customerId: f.customerId, createdAfter: f.createdAfter, createdBefore: f.createdBefore, after, floor }
+  const present = [..._FILTERS, ..._BOUNDS].filter((k) => values[k])
   const shape = present.join()
   let query = _lists.get(shape)
   if (!query) {
@@ -53,12 +73,8 @@ export function listOrders(db: Db, tenantId: string, f: OrderFilter): Promise<Or
       _list(db, tenantId, Object.fromEntries(present.map((k, i) => [k, values[i]])), limit))
     _lists.set(shape, query)
   }
-  return query(db, tenantId, f.limit + 1, ...present.map((k) => f[k]!))
+  return query(db, tenantId, n, ...present.map((k) => values[k]!))
 }
-
-const _FILTERS = ['status', 'customerId', 'createdAfter', 'createdBefore', 'after'] as const
-type _Filters = Partial<Record<(typeof _FILTERS)[number], string>>
-const _lists = new Map<string, (db: Db, tenantId: string, limit: number, ...values: string[]) => Promise<OrderRow[]>>()
 
 function _list(db: Db, tenantId: string, f: _Filters, limit: number) {
   let q = db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId)
@@ -67,5 +83,6 @@ function _list(db: Db, tenantId: string, f: _Filters, limit: number) {
   if (f.createdAfter) q = q.where('created_at', '>', f.createdAfter)
   if (f.createdBefore) q = q.where('created_at', '<', f.createdBefore)
   if (f.after) q = q.where('id', '<', f.after)
+  if (f.floor) q = q.where('id', '>=', f.floor)
   return q.orderBy('id', 'desc').limit(limit)
 }

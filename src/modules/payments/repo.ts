@@ -4,7 +4,7 @@ import type { Tx } from '../../db/tx.ts'
 import type { PaymentRow, PaymentUpdate } from '../../db/schema.ts'
 
 /** Rows of the caller's tenant only: every statement starts from `tenant_id` (see db/tenant-table.ts). */
-const table = tenantTable('payments')
+const table = tenantTable('payments', { served: [['order_id'], ['invoice_id']] })
 
 export const findPayment = (db: Db | Tx, tenantId: string, id: string): Promise<PaymentRow | undefined> => table.find(db, tenantId, id)
 export const insertPayment = (tx: Tx, row: PaymentRow): Promise<void> => table.insert(tx, row)

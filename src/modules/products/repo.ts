@@ -4,7 +4,7 @@ import type { Tx } from '../../db/tx.ts'
 import type { ProductRow, ProductUpdate } from '../../db/schema.ts'
 
 /** Rows of the caller's tenant only: every statement starts from `tenant_id` (see db/tenant-table.ts). */
-const table = tenantTable('products')
+const table = tenantTable('products', { served: [['active']] })
 
 export const findProduct = (db: Db | Tx, tenantId: string, id: string): Promise<ProductRow | undefined> => table.find(db, tenantId, id)
 export const insertProduct = (tx: Tx, row: ProductRow): Promise<void> => table.insert(tx, row)

@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/connect.ts'
 import type { DeliveryRow, WebhookRow } from '../../db/schema.ts'
-import { readPageRows } from '../../db/page-rows.ts'
-import { tenantTable } from '../../db/tenant-table.ts'
+import { readPageRows, type PageRows } from '../../db/page-rows.ts'
+import { listIndexes, tenantTable, windowFloor } from '../../db/tenant-table.ts'
 import type { Tx } from '../../db/tx.ts'
 
 /** Every query starts from the tenant; deleted subscriptions are not found. */
@@ -51,8 +51,13 @@ export interface DeliveryFilter {
   limit: number
 }
 
-export function listDeliveries(db: Db, tenantId: string, f: DeliveryFilter): Promise<DeliveryWithPayload[]> {
-  return readPageRows(f.limit, f.after, (after, n) => {
+const _deliveriesServed = listIndexes('deliveries', { served: [['webhook_id']] })
+
+export function listDeliveries(db: Db, tenantId: string, f: DeliveryFilter): Promise<PageRows<DeliveryWithPayload>> {
+  // A subscription alone is one index range (deliveries_tenant_webhook); a status, an event or a
+  // time is read in windows under the scan budget (db/page-rows.ts).
+  const served = !f.createdAfter && _deliveriesServed([f.webhookId && 'webhook_id', f.status && 'status', f.event && 'event'].filter((c) => !!c) as string[])
+  return readPageRows(f.limit, f.after, (after, n, floor) => {
     let q = db.selectFrom('deliveries').innerJoin('events', 'events.id', 'deliveries.event_id')
       .selectAll('deliveries').select('events.payload')
       .where('deliveries.tenant_id', '=', tenantId)
@@ -61,8 +66,9 @@ export function listDeliveries(db: Db, tenantId: string, f: DeliveryFilter): Pro
     if (f.event) q = q.where('deliveries.event', '=', f.event)
     if (f.createdAfter) q = q.where('deliveries.created_at', '>', f.createdAfter)
     if (after) q = q.where('deliveries.id', '<', after)
+    if (floor) q = q.where('deliveries.id', '>=', floor)
     return q.orderBy('deliveries.id', 'desc').limit(n).execute()
-  })
+  }, served ? undefined : windowFloor(db, 'deliveries', tenantId, f.webhookId ? { webhook_id: f.webhookId } : {}))
 }
 
 export function attemptsOf(db: Db | Tx, tenantId: string, deliveryId: string) {

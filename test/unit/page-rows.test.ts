@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import fc from 'fast-check'
+import { readPageRows, SCAN_BUDGET, type WindowFloor } from '../../src/db/page-rows.ts'
+import { toPage } from '../../src/http/pagination.ts'
+
+// readPageRows() over a table held in memory: ids in descending order, a filter no index serves.
+// The fake statements count the records they look at, as SQLite's would step over them.
+
+interface Row { id: string; match: boolean }
+
+/** `n` rows, newest (largest id) first; `match(i)` for the i-th oldest. */
+function table(n: number, match: (i: number) => boolean): Row[] {
+  return Array.from({ length: n }, (_, k) => n - 1 - k).map((i) => ({ id: `r${String(i).padStart(8, '0')}`, match: match(i) }))
+}
+
+function statements(rows: Row[]) {
+  const seen = { read: 0, counted: 0 }
+  /** The index of the first row with an id below `after` (ids descend: a binary search). */
+  const below = (after: string | undefined) => {
+    if (after === undefined) return 0
+    let [lo, hi] = [0, rows.length]
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (rows[mid]!.id < after) hi = mid
+      else lo = mid + 1
+    }
+    return lo
+  }
+  /** The filtered query: ids < after and ≥ floor, matching rows only, at most n; every row it passes is looked at. */
+  const read = async (after: string | undefined, n: number, floor?: string): Promise<Row[]> => {
+    const out: Row[] = []
+    for (let i = below(after); i < rows.length && out.length < n; i++) {
+      const r = rows[i]!
+      if (floor !== undefined && r.id < floor) break
+      seen.read++
+      if (r.match) out.push(r)
+    }
+    return out
+  }
+  /** The window's floor: the k-th id below after (an index-only walk of k entries). */
+  const windows: WindowFloor = async (after, k) => {
+    const start = below(after)
+    seen.counted += Math.min(k, rows.length - start)
+    return rows[start + k - 1]?.id
+  }
+  return { read, windows, seen }
+}
+
+/** Pages through the list as a client would: every page's records, and what each page looked at. */
+async function pageThrough(rows: Row[], limit: number) {
+  const s = statements(rows)
+  const ids: string[] = []
+  const looked: number[] = []
+  let cursor: string | undefined
+  for (let pages = 0; ; pages++) {
+    assert.ok(pages <= rows.length + 10, 'paging ends')
+    const before = s.seen.read
+    const page = toPage(await readPageRows(limit, cursor, s.read, s.windows), limit, (r) => r)
+    looked.push(s.seen.read - before)
+    ids.push(...page.data.map((r) => r.id))
+    assert.equal(page.has_more, page.next_cursor !== null)
+    if (!page.next_cursor) break
+    cursor = JSON.parse(Buffer.from(page.next_cursor, 'base64url').toString()).after
+  }
+  return { ids, looked, seen: s.seen }
+}
+
+describe('readPageRows in windows (a filter no index serves)', () => {
+  it('stops a page after SCAN_BUDGET records when nothing matches, and goes on from there', async () => {
+    const rows = table(SCAN_BUDGET * 2 + 5_000, () => false)
+    const { ids, looked } = await pageThrough(rows, 20)
+    assert.deepEqual(ids, [])
+    assert.deepEqual(looked, [SCAN_BUDGET, SCAN_BUDGET, 5_000])
+  })
+
+  it('finds the oldest records across empty pages, each once and in order', async () => {
+    const rows = table(SCAN_BUDGET + 30_000, (i) => i < 3 || i === 50_000)
+    const { ids, looked } = await pageThrough(rows, 2)
+    assert.deepEqual(ids, rows.filter((r) => r.match).map((r) => r.id))
+    assert.ok(looked.every((n) => n <= SCAN_BUDGET), `records looked at per page: ${looked}`)
+  })
+
+  it('reads a full page of dense matches in one window without counting the rest of the table', async () => {
+    const rows = table(500_000, (i) => i % 3 === 0)
+    const s = statements(rows)
+    const page = toPage(await readPageRows(20, undefined, s.read, s.windows), 20, (r) => r)
+    assert.equal(page.data.length, 20)
+    assert.equal(page.has_more, true)
+    assert.ok(s.seen.read <= 63, `${s.seen.read} records read`)
+    assert.equal(s.seen.counted, 1_000)
+  })
+
+  it('gives every matching record once, newest first, whatever the table, the filter and the page size', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.integer({ min: 0, max: SCAN_BUDGET * 2 + 3_000 }),
+      fc.oneof(
+        fc.constant((_: number) => false),
+        fc.integer({ min: 1, max: 40_000 }).map((m) => (i: number) => i % m === 0),
+        fc.array(fc.nat(), { maxLength: 12 }).map((at) => (i: number) => at.some((a) => a % 250_000 === i)),
+      ),
+      fc.integer({ min: 1, max: 100 }),
+      async (n, match, limit) => {
+        const rows = table(n, match)
+        const { ids, looked } = await pageThrough(rows, limit)
+        assert.deepEqual(ids, rows.filter((r) => r.match).map((r) => r.id))
+        assert.ok(looked.every((k) => k <= SCAN_BUDGET + limit + 1), `records looked at per page: ${looked}`)
+      },
+    ), { numRuns: 60 })
+  })
+
+  it('reads without windows as before: one query for a served filter', async () => {
+    const rows = table(5_000, (i) => i % 2 === 0)
+    const s = statements(rows)
+    const got = await readPageRows(20, undefined, (after, n) => s.read(after, n))
+    assert.equal(got.length, 21)
+    assert.equal(got.resume, undefined)
+    assert.equal(s.seen.counted, 0)
+  })
+})
