@@ -6,8 +6,12 @@ import { Badge, Empty, ErrorBox, formatTime, Json, Loading, Notice, PageHead, Ti
 
 const REFRESH_MS = 3000
 
-export function DeliveryTable({ base, rows, hooks }: { base: string; rows: Delivery[]; hooks: Webhook[] }) {
+export function DeliveryTable({ base, rows, hooks, more }: { base: string; rows: Delivery[]; hooks: Webhook[]; more?: boolean }) {
   const urls = new Map(hooks.map((h) => [h.id, h.url]))
+  if (rows.length === 0 && more) {
+    // A filtered page stops after looking at 100,000 deliveries (README "Decisions"): older ones may still match.
+    return <Empty title="None among the deliveries looked at">A filtered page looks at up to 100,000 deliveries; press Older to look further back.</Empty>
+  }
   if (rows.length === 0) return <Empty title="No deliveries match">Deliveries appear here as soon as an event is sent to an endpoint.</Empty>
   return (
     <div class="table-wrap">
@@ -82,7 +86,7 @@ export function Deliveries({ base }: { base: string }) {
         </label>
       </form>
       <ErrorBox>{page.error ?? hooks.error}</ErrorBox>
-      {page.data ? <DeliveryTable base={base} rows={page.data.data} hooks={hooks.data?.data ?? []} /> : page.error ? null : <Loading />}
+      {page.data ? <DeliveryTable base={base} rows={page.data.data} hooks={hooks.data?.data ?? []} more={page.data.has_more} /> : page.error ? null : <Loading />}
       <div class="pager">
         <button type="button" class="btn" disabled={stack.length === 0} onClick={() => setCursors({ key, stack: stack.slice(0, -1) })}>Newer</button>
         <button type="button" class="btn" disabled={!page.data?.has_more} onClick={() => setCursors({ key, stack: [...stack, page.data!.next_cursor!] })}>Older</button>

@@ -45,7 +45,10 @@ export function operationDescription(route: RouteDef): string {
     const wider = action === 'read' ? `\`${resource}:write\`, ` : ''
     parts.push(`Needs the scope \`${scopeName(route.scope)}\` (or ${wider}\`${resource}:*\`, \`*\`).`)
   }
-  if (route.list) parts.push('Paginated: `limit` (1–100, default 20) and `cursor`; a page also ends before it would pass 4 MiB of JSON.')
+  if (route.list) {
+    parts.push('Paginated: `limit` (1–100, default 20) and `cursor`; a page also ends before it would pass 4 MiB of JSON, and a filtered page that has looked at '
+      + '100,000 records without filling up ends with what it found (possibly nothing) and `has_more: true`: follow `next_cursor`.')
+  }
   if (route.method === 'POST') parts.push('Safe to retry with an `Idempotency-Key`.')
   if (route.events?.length) {
     const names = route.events.map((e) => `\`${e}\``).join(', ')

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { SCAN_BUDGET } from '../../src/db/page-rows.ts'
+import { openSqlite } from '../../src/db/sqlite.ts'
 import { signPayload } from '../../src/delivery/sign.ts'
 import { launchChromium, newWatchedPage, screenshotAll, type Shot, type Watched } from '../helpers/browser.ts'
 import { apiClient, migratedDb, runJson, startServe, until, type ServeProcess } from '../helpers/cli.ts'
@@ -336,6 +338,37 @@ describe('the dashboard in Chromium', () => {
     assert.match((await page.getByLabel('Payload').textContent()) ?? '', /<img src=x onerror=alert\(1\)>/)
     assert.equal(await page.locator('img[src=x]').count(), 0, 'no element was made from stored text')
     assert.deepEqual(watched.dialogs, [], 'nothing ran')
+    assert.deepEqual(watched.problems, [])
+    await context.close()
+  })
+
+  test('a filtered deliveries page that stopped at the scan budget says so, and Older finds what lies further back', async () => {
+    const t = await runJson(['tenants', 'create', '--db', db, '--name', 'Glacier Tours'])
+    const k = await runJson(['keys', 'create', '--db', db, '--tenant', t.id])
+    const hook = await apiClient(serve.url, k.key)('POST', '/v1/webhooks', { url: `${good.url}/glacier`, events: ['payment.refunded'], secret: 'glacier-secret-0123456789' })
+    assert.equal(hook.status, 201)
+    // More finished deliveries than a page looks at (SCAN_BUDGET), written beside serve as the CLI writes; the oldest one failed.
+    const sqlite = openSqlite(db)
+    try {
+      const at = '2026-01-01T00:00:00.000Z'
+      const id = (prefix: string, i: number) => `${prefix}_00000000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`
+      sqlite.transaction(() => {
+        sqlite.prepare('INSERT INTO events (id, tenant_id, name, payload, created_at) VALUES (?, ?, ?, ?, ?)').run(id('evt', 1), t.id, 'payment.refunded', '{"data":{}}', at)
+        const insert = sqlite.prepare(`INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, response_code, created_at, delivered_at, last_attempt_at, manual)
+          VALUES (?, ?, ?, ?, 'payment.refunded', ?, 1, 0, ?, ?, ?, ?, 0)`)
+        for (let i = 1; i <= SCAN_BUDGET + 1_000; i++) insert.run(id('del', i), t.id, hook.body.data.id, id('evt', 1), i === 1 ? 'failed' : 'delivered', i === 1 ? 500 : 200, at, at, at)
+      })()
+    } finally {
+      sqlite.close()
+    }
+    const { context, page, watched } = await open(await link(['--tenant', t.id]))
+    await page.waitForURL(`**/dashboard/t/${t.id}/overview`)
+    await page.goto(`${serve.url}/dashboard/t/${t.id}/deliveries?status=failed`)
+    await page.getByText('None among the deliveries looked at').waitFor()
+    await page.getByRole('button', { name: 'Older' }).click()
+    await page.locator('tr[data-delivery]').first().waitFor()
+    assert.equal(await page.locator('tr[data-delivery]').count(), 1)
+    assert.equal(await page.getByRole('button', { name: 'Older' }).isDisabled(), true)
     assert.deepEqual(watched.problems, [])
     await context.close()
   })
