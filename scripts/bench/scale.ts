@@ -65,6 +65,9 @@ export function sqliteScaleDb(o: OpenSqliteDb): ScaleDb {
           INSERT INTO delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
           SELECT @del || printf('%012x', i), 1, @tenant, @at, 'auto', 200, 5, NULL, 'ok' FROM n`)
           .run({ n: events, k: webhookIds.length, tenant: tenantId, at: p.at, del: p.del })
+        // Their sums for stats, as the worker would have written them (one row per subscription: one hour, one duration).
+        s.prepare(`INSERT INTO attempt_stats (tenant_id, hour, webhook_id, duration_ms, n, ok)
+          SELECT @tenant, substr(@at, 1, 13), value, 5, @n, @n FROM json_each(@hooks)`).run({ tenant: tenantId, at: p.at, n: events, hooks })
       })()
       // The seed's gigabyte of WAL copied into the file now, not by serve's next commits (data
       // that grew over months would have been checkpointed as it came).
@@ -121,8 +124,11 @@ export function pgScaleDb(o: OpenDb): ScaleDb {
             'order.created', 'delivered', 1, 0, 200, ${a}, ${a}, ${a}, 0 FROM generate_series(0, ${events * k - 1}::int) AS i`.execute(tx)
         await sql`INSERT INTO delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
           SELECT ${del} || lpad(to_hex(i), 12, '0'), 1, ${tenantId}, ${a}, 'auto', 200, 5, NULL, 'ok' FROM generate_series(0, ${events * k - 1}::int) AS i`.execute(tx)
+        // Their sums for stats, as the worker would have written them (one row per subscription: one hour, one duration).
+        await sql`INSERT INTO attempt_stats (tenant_id, hour, webhook_id, duration_ms, n, ok)
+          SELECT ${tenantId}, substr(${a}, 1, 13), h, 5, ${events}, ${events} FROM unnest(${webhookIds}::text[]) AS h`.execute(tx)
       })
-      await _settle(db, 'events, deliveries, delivery_attempts')
+      await _settle(db, 'events, deliveries, delivery_attempts, attempt_stats')
     },
     async expired(cutoff) {
       const c = cutoff.toISOString()

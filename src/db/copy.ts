@@ -29,6 +29,7 @@ export const COPIED_TABLES: readonly { name: Table; key: string[] }[] = [
   { name: 'webhooks', key: ['id'] },
   { name: 'deliveries', key: ['id'] },
   { name: 'delivery_attempts', key: ['delivery_id', 'attempt'] },
+  { name: 'attempt_stats', key: ['tenant_id', 'hour', 'webhook_id', 'duration_ms'] },
   { name: 'rate_windows', key: ['key_id', 'hour'] },
 ]
 // Not copied: schema_migrations (the target has its own) and serve_processes (which processes

@@ -1,4 +1,5 @@
 import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
+import { SQLITE_ADD_STATS, statsDeltas } from './attempt-stats.ts'
 import type { Db } from './connect.ts'
 import { exclusive, type SyncDb } from './exclusive.ts'
 
@@ -40,13 +41,17 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
   return exclusive(db, (q) => {
     const disabled: Disabled[] = []
     const hooks = new Map<string, _Hook>()
+    const recorded: Outcome[] = []
     for (const o of outcomes) {
       const hook = _hook(q, hooks, o.job.webhook_id)
       if (_record(q, o, hook.active)) {
+        recorded.push(o)
         const d = _health(q, o, health, hook)
         if (d) disabled.push(d)
       }
     }
+    // The cycle's attempts added to attempt_stats at once: one statement, whatever the batch.
+    if (recorded.length > 0) q.run(SQLITE_ADD_STATS, JSON.stringify(statsDeltas(recorded)))
     const jobs: Job[] = []
     if (claim) {
       const plan = claim.queued ? planned ?? claim.plan(claim.queued, claim.now) : claim.plan(_queuedHooks(q, claim.now), claim.now)

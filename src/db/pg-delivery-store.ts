@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { ClaimFailed, READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
+import { statsDeltas, type StatsDelta } from './attempt-stats.ts'
 import { deliveryDbOf } from './connect.ts'
 import { rerunRetryable } from './pg-common.ts'
 import { storedHeaders } from './delivery-store.ts'
@@ -110,13 +111,17 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
     await sql`select id from webhooks where id = any(${[...new Set(outcomes.map((o) => o.job.webhook_id))]}::text[])
       order by id for no key update`.execute(tx)
     const disabled: Disabled[] = []
-    await _recordDelivered(tx, batched)
+    const recorded: Outcome[] = []
     for (const o of oneByOne) {
       if (await _record(tx, o)) {
+        recorded.push(o)
         const d = await _health(tx, o, health)
         if (d) disabled.push(d)
       }
     }
+    // The successes last, with every attempt of the cycle added to attempt_stats by that one
+    // statement: the transaction takes its attempt_stats rows at once, in key order (see _addStats()).
+    await _recordDelivered(tx, batched, statsDeltas(recorded))
     const jobs = claim ? await _claimAll(tx, claim.plan(await _queued(tx, claim), claim.now), claim) : []
     return { jobs, disabled }
   }))
@@ -242,14 +247,18 @@ function _split(outcomes: Outcome[]): { batched: Outcome[]; oneByOne: Outcome[] 
 
 /**
  * What _record() and _health() do for a delivered outcome, for many at once, in one statement:
- * the attempt rows; the deliveries whose lease is still held back to the queue's rules (done,
+ * the attempt rows, added to attempt_stats with `recorded` (see _addStats()); the deliveries whose lease is still held back to the queue's rules (done,
  * or due again for a manual retry asked meanwhile; nothing queued for a subscription no longer
  * active); those whose lease was lost only counted and marked delivered; each subscription's
  * failing_since cleared. Every part reads the statement's one snapshot, as the statements in a
  * row did (each delivery is updated by one part only: its lease is held or it is not).
  */
-async function _recordDelivered(db: Db | Tx, outcomes: Outcome[]): Promise<void> {
-  if (outcomes.length === 0) return
+async function _recordDelivered(db: Db | Tx, outcomes: Outcome[], recorded: StatsDelta[] = []): Promise<void> {
+  if (outcomes.length === 0) {
+    if (recorded.length > 0) await sql`with v as (select null::text as id, null::text as at, null::int as duration, null::int as code where false),
+      ${_addStats(recorded)} select 1`.execute(db)
+    return
+  }
   const col = <T>(f: (o: Outcome) => T) => outcomes.map(f)
   await sql`with v as (
       select * from unnest(${col((o) => o.job.id)}::text[], ${col((o) => o.at)}::text[], ${col((o) => (o.job.manual ? 'manual' : 'auto'))}::text[],
@@ -265,9 +274,32 @@ async function _recordDelivered(db: Db | Tx, outcomes: Outcome[]): Promise<void>
         locked_until = null, locked_by = null
       from webhooks w, v where w.id = d.webhook_id and d.id = v.id and d.locked_by = v.owner),
     lost as (update deliveries d set attempts = d.attempts + 1, last_attempt_at = v.at, response_code = v.code, status = 'delivered', delivered_at = v.at
-      from v where d.id = v.id and d.locked_by is distinct from v.owner)
+      from v where d.id = v.id and d.locked_by is distinct from v.owner),
+    ${_addStats(recorded)}
     update webhooks set failing_since = null
     where id in (select d.webhook_id from v join deliveries d on d.id = v.id) and failing_since is not null`.execute(db)
+}
+
+/**
+ * The CTE `stats` of a recording statement: attempt_stats gains the attempts `logged` inserts
+ * (those of `v` whose delivery exists, read through the same join) and `recorded` (attempts
+ * the transaction inserted before). Its rows are taken in key order: two cycles adding to the
+ * same rows (workers of several processes sending to one subscription) wait for each other in
+ * line, never in a circle. Read committed, so a row another cycle added to meanwhile is added to
+ * again after that one commits.
+ */
+function _addStats(recorded: StatsDelta[]) {
+  const col = <T>(i: number) => recorded.map((r) => r[i] as T)
+  return sql`stats as (insert into attempt_stats (tenant_id, hour, webhook_id, duration_ms, n, ok)
+      select tenant_id, hour, webhook_id, duration_ms, sum(n), sum(ok) from (
+        select d.tenant_id, substr(v.at, 1, 13) as hour, d.webhook_id, v.duration as duration_ms, 1 as n,
+          case when v.code between 200 and 299 then 1 else 0 end as ok
+        from v join deliveries d on d.id = v.id
+        union all
+        select * from unnest(${col<string>(0)}::text[], ${col<string>(1)}::text[], ${col<string>(2)}::text[], ${col<number>(3)}::int[],
+          ${col<number>(4)}::int[], ${col<number>(5)}::int[])) r
+      group by tenant_id, hour, webhook_id, duration_ms order by tenant_id, hour, webhook_id, duration_ms
+      on conflict (tenant_id, hour, webhook_id, duration_ms) do update set n = attempt_stats.n + excluded.n, ok = attempt_stats.ok + excluded.ok)`
 }
 
 /** As on SQLite (db/delivery-store.ts): the attempt row, then the queue state if the lease is still held. */

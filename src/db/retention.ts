@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
+import { subtractAttempts } from './attempt-stats.ts'
 import { isPostgres, type Db } from './connect.ts'
 import type { Database } from './schema.ts'
 
@@ -27,7 +28,8 @@ export interface PruneResult {
 /**
  * One step of retention (CONTRACT §11), bounded whatever the backlog: up to PRUNE_BATCH finished
  * deliveries (nothing queued: delivered, or failed with no retry left) that finished before
- * `cutoff` go with their attempts and with those of their events that have no delivery left.
+ * `cutoff` go with their attempts (taken away from attempt_stats too, whose rows go once they
+ * count none) and with those of their events that have no delivery left.
  * When no such delivery is left, the step instead looks at the next PRUNE_BATCH events older
  * than `cutoff` after `cursor` and deletes those without a delivery (events that never had one,
  * or lost theirs otherwise); its answer says where to go on from. Each statement reads a
@@ -46,6 +48,8 @@ export async function pruneStep(db: Db, cutoff: string, cursor: EventCursor | nu
       .$if(isPostgres(db), (q) => q.forUpdate().skipLocked()).execute()
     if (done.length > 0) {
       const ids = done.map((d) => d.id)
+      // attempt_stats keeps equal to the attempts: what goes from one goes from the other.
+      await subtractAttempts(tx, ids)
       let deleted = Number((await tx.deleteFrom('delivery_attempts').where('delivery_id', 'in', ids).executeTakeFirst()).numDeletedRows)
       deleted += Number((await tx.deleteFrom('deliveries').where('id', 'in', ids).executeTakeFirst()).numDeletedRows)
       const events = [...new Set(done.map((d) => d.event_id))]

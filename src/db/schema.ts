@@ -273,6 +273,21 @@ export interface DeliveryAttemptsTable {
   response_body: string | null
 }
 
+/**
+ * delivery_attempts summed per (tenant, subscription, UTC hour, duration), kept equal to it by
+ * every writer in the same transaction (migrations/0013_attempt_rollup.sql): what stats read.
+ */
+export interface AttemptStatsTable {
+  tenant_id: string
+  /** The attempt time's first 13 characters: `2026-11-24T12`. */
+  hour: string
+  webhook_id: string
+  duration_ms: number
+  n: number
+  /** Of those, answered with a 2xx. */
+  ok: number
+}
+
 export interface Database {
   tenants: TenantsTable
   api_keys: ApiKeysTable
@@ -291,6 +306,7 @@ export interface Database {
   webhooks: WebhooksTable
   deliveries: DeliveriesTable
   delivery_attempts: DeliveryAttemptsTable
+  attempt_stats: AttemptStatsTable
   serve_processes: ServeProcessesTable
   rate_windows: RateWindowsTable
   dashboard_links: DashboardLinksTable

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { orderBody, startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
 import { until } from '../helpers/cli.ts'
+import { queryRows } from '../helpers/engine.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 
 /** §11 Statistics: GET /v1/webhooks/stats, one row per bucket, empty ones included, adding up to the attempts made. */
@@ -62,6 +63,17 @@ describe('GET /v1/webhooks/stats', () => {
     const other = await app.tenant('Other')
     const theirs = (await other.request('GET', '/v1/webhooks/stats')).body.data as { attempts: number }[]
     assert.equal(theirs.reduce((s, b) => s + b.attempts, 0), 0)
+  })
+
+  test('the worker recorded every attempt into attempt_stats too: its rows are the attempts summed per tenant, hour, subscription and duration', async () => {
+    const sums = await queryRows<{ k: string; n: number; ok: number }>(app.dbFile, `SELECT a.tenant_id || ' ' || substr(a.at, 1, 13) || ' ' || d.webhook_id || ' ' || a.duration_ms AS k,
+      count(*) AS n, sum(CASE WHEN a.response_code BETWEEN 200 AND 299 THEN 1 ELSE 0 END) AS ok
+      FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id GROUP BY a.tenant_id, substr(a.at, 1, 13), d.webhook_id, a.duration_ms`)
+    const rows = await queryRows<{ k: string; n: number; ok: number }>(app.dbFile,
+      "SELECT tenant_id || ' ' || hour || ' ' || webhook_id || ' ' || duration_ms AS k, n, ok FROM attempt_stats")
+    const asMap = (r: { k: string; n: number; ok: number }[]) => new Map(r.map((x) => [x.k, [Number(x.n), Number(x.ok)]]))
+    assert.equal(sums.reduce((s, r) => s + Number(r.n), 0), attempts.total)
+    assert.deepEqual(asMap(rows), asMap(sums))
   })
 
   test('bad ranges and parameters are 400s; the scope is webhooks:read', async () => {

@@ -77,6 +77,9 @@ describe('travelops db copy', () => {
         return list.length > 0 && list.every((d) => d.attempts > 0) && list
       })
       paths.push('/v1/orders', `/v1/orders/${order.id}`, '/v1/customers', '/v1/invoices', '/v1/payments', '/v1/webhooks/deliveries?limit=100', '/v1/content/pages', '/v1/products', '/v1/keys')
+      // The stats of a fixed range (the default one moves with the clock), answered from the copied attempt_stats.
+      const day = (ms: number) => new Date(Date.now() + ms).toISOString().slice(0, 10)
+      paths.push(`/v1/webhooks/stats?bucket=day&since=${day(-86_400_000)}T00:00:00Z&until=${day(86_400_000)}T00:00:00Z`)
       answers = {}
       for (const p of paths) answers[p] = (await api('GET', p)).body
     } finally {
@@ -101,6 +104,7 @@ describe('travelops db copy', () => {
     assert.deepEqual(await dump(pg), before, 'PostgreSQL holds exactly the rows of the SQLite file')
     assert.deepEqual(await dump(back), before, 'and the round trip ends where it started')
     assert.ok(before.deliveries!.length > 0 && before.delivery_attempts!.length > 0 && before.counters!.length > 0)
+    assert.ok(before.attempt_stats!.length > 0, 'the hourly sums of the attempts (stats) are copied too')
 
     for (const target of [pg, back]) {
       const server = await startServe(['--db', target, '--log-level', 'warn'])

@@ -4,6 +4,7 @@ import type { DeliveryRow, WebhookRow } from '../../db/schema.ts'
 import { readPageRows, type PageRows } from '../../db/page-rows.ts'
 import { listIndexes, tenantTable, windowFloor } from '../../db/tenant-table.ts'
 import type { Tx } from '../../db/tx.ts'
+import type { StatsPlan } from './stats-plan.ts'
 
 /** Every query starts from the tenant; deleted subscriptions are not found. */
 export const webhooks = tenantTable('webhooks')
@@ -77,17 +78,25 @@ export function attemptsOf(db: Db | Tx, tenantId: string, deliveryId: string) {
 }
 
 /**
- * A tenant's attempts in [since, until) as (bucket, duration, count, 2xx count) rows, the bucket
- * being the first `prefix` characters of the attempt time (13: the hour, 10: the day).
+ * A tenant's attempts as (bucket, duration, count, 2xx count) rows, the bucket being the first
+ * `prefix` characters of the attempt time (13: the hour, 10: the day), read as `plan` says
+ * (stats-plan.ts): attempt_stats for whole hours, delivery_attempts for parts of the edge hours
+ * (added, or taken away from their hour's sums). One statement, so one snapshot: the sums and
+ * the attempts agree. A duration may come back with a count of 0 (all of it taken away).
  */
-export function attemptHistogram(db: Db, tenantId: string, o: { since: string; until: string; prefix: number; webhookId?: string }) {
-  const key = sql<string>`substr(a.at, 1, ${sql.lit(o.prefix)})`
-  let q = db.selectFrom('delivery_attempts as a')
-    .select([key.as('b'), 'a.duration_ms as d', (eb) => eb.fn.countAll<number>().as('n'),
-      sql<number>`sum(case when a.response_code between 200 and 299 then 1 else 0 end)`.as('ok')])
-    .where('a.tenant_id', '=', tenantId).where('a.at', '>=', o.since).where('a.at', '<', o.until)
-    .groupBy([key, 'a.duration_ms'])
+export function attemptHistogram(db: Db, tenantId: string, o: { plan: StatsPlan; prefix: number; webhookId?: string }) {
+  const p = sql.lit(o.prefix)
   const id = o.webhookId
-  if (id) q = q.where((eb) => eb.exists(eb.selectFrom('deliveries as d').select('d.id').whereRef('d.id', '=', 'a.delivery_id').where('d.webhook_id', '=', id)))
-  return q.execute()
+  const parts = o.plan.raw.map((r) => sql`select substr(a.at, 1, ${p}) as b, a.duration_ms as d, ${sql.lit(r.sign)} as n,
+      case when a.response_code between 200 and 299 then ${sql.lit(r.sign)} else 0 end as ok
+    from delivery_attempts a where a.tenant_id = ${tenantId} and a.at >= ${r.since} and a.at < ${r.until}
+    ${id ? sql`and exists (select 1 from deliveries d where d.id = a.delivery_id and d.webhook_id = ${id})` : sql``}`)
+  const h = o.plan.hours
+  if (h) {
+    parts.unshift(sql`select substr(s.hour, 1, ${p}) as b, s.duration_ms as d, s.n, s.ok from attempt_stats s
+      where s.tenant_id = ${tenantId} and s.hour >= ${h.from} and s.hour < ${h.to}${id ? sql` and s.webhook_id = ${id}` : sql``}`)
+  }
+  if (parts.length === 0) return Promise.resolve([])
+  return sql<{ b: string; d: number; n: number; ok: number }>`select x.b, x.d, sum(x.n) as n, sum(x.ok) as ok
+    from (${sql.join(parts, sql` union all `)}) x group by x.b, x.d`.execute(db).then((r) => r.rows)
 }

@@ -4,6 +4,7 @@ import { badRequest } from '../../http/errors.ts'
 import { TimestampQuery } from '../fields.ts'
 import * as out from '../view-fields.ts'
 import * as repo from './repo.ts'
+import { statsPlan } from './stats-plan.ts'
 
 export const STATS_BUCKETS = ['hour', 'day'] as const
 /** At most this many buckets in one answer. */
@@ -36,8 +37,9 @@ const _PREFIX = { hour: 13, day: 10 } as const
 
 /**
  * Attempts of the tenant per bucket, counted by when they were made, empty buckets included.
- * Percentiles are exact: the attempts of a bucket are read as (duration, count) pairs, so a busy
- * bucket costs its distinct durations, not its attempts.
+ * Percentiles are exact: the attempts of a bucket are read as (duration, count) pairs, summed per
+ * hour ahead of time (attempt_stats), so a range costs its hours' distinct durations, not its
+ * attempts; only the edge hours it cuts read attempts, at most half an hour's at each edge (stats-plan.ts).
  */
 export async function webhookStats(
   ctx: TenantContext, q: { since?: string; until?: string; bucket?: (typeof STATS_BUCKETS)[number]; webhook_id?: string },
@@ -52,7 +54,9 @@ export async function webhookStats(
     throw badRequest(`At most ${MAX_STATS_BUCKETS} buckets; this range has ${count} ${bucket}s`, [{ path: 'since', message: `range too long for ${bucket} buckets` }])
   }
   const byBucket = new Map<string, { d: number; n: number; ok: number }[]>()
-  for (const r of await repo.attemptHistogram(ctx.db, ctx.tenantId, { since, until, prefix: _PREFIX[bucket], webhookId: q.webhook_id })) {
+  const plan = statsPlan(since, until, ctx.clock.now())
+  for (const r of await repo.attemptHistogram(ctx.db, ctx.tenantId, { plan, prefix: _PREFIX[bucket], webhookId: q.webhook_id })) {
+    if (Number(r.n) === 0) continue
     const list = byBucket.get(r.b) ?? []
     list.push({ d: Number(r.d), n: Number(r.n), ok: Number(r.ok) })
     byBucket.set(r.b, list)
