@@ -105,15 +105,15 @@ export function deliveriesCommand(): Command {
       if (!hook) throw new CliError(`no webhook ${opts.webhook}`)
       if (hook.deleted_at !== null) throw new CliError(`webhook ${hook.id} is deleted; nothing can be queued`)
       if (hook.active !== 1) throw new CliError(`webhook ${hook.id} is inactive; activate it first (PATCH /v1/webhooks/${hook.id} {"active":true})`)
-      const filter = { webhookId: hook.id, since, status: opts.status }
-      const wouldRequeue = await d.countRequeueable(db, filter)
+      const filter = { tenantId: hook.tenant_id, webhookId: hook.id, since, status: opts.status }
+      const wouldRequeue = await d.countReplayable(db, filter)
       if (opts.dryRun) {
         print(opts, { requeued: 0, would_requeue: wouldRequeue }, () => `would requeue ${_count(wouldRequeue)} of ${hook.id} (dry run: nothing was changed)`)
         return
       }
       if (!opts.yes) await _confirm(`requeue ${_count(wouldRequeue)} of ${hook.id}?`, wouldRequeue)
-      const queued = await d.requeueDeliveries(db, filter, new Date())
-      print(opts, { requeued: queued.length }, () => `requeued ${_count(queued.length)}`)
+      const queued = await d.replayDeliveries(db, filter, new Date())
+      print(opts, { requeued: queued }, () => `requeued ${_count(queued)}`)
     }))
   return cmd
 }

@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely'
 import { SCAN_BUDGET } from '../../src/db/page-rows.ts'
 import { startTestApp, orderBody, type TestApp, type TestTenant } from '../helpers/app.ts'
 import { create, invoiceBody } from '../helpers/billing.ts'
-import { testEngine } from '../helpers/engine.ts'
+import { oldId as idOf, oldIdSql, series } from '../helpers/seed-sql.ts'
 
 // A list filtered by what no index serves in id order (a time range, a delivery's status, two
 // filters at once) looks at no more than SCAN_BUDGET of the tenant's records per page: a tenant
@@ -14,14 +14,6 @@ import { testEngine } from '../helpers/engine.ts'
 
 const N = SCAN_BUDGET + 20_000
 const OLD = '2025-06-01T00:00:00.000Z'
-
-/** Rows 1…n of a series, in SQL, for either engine: `i` is the row number. */
-const series = (n: number) => (testEngine() === 'postgres' ? sql`generate_series(1, ${n}::int) AS s(i)` : sql`(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${n}) SELECT i FROM s) AS s`)
-/** An id of the prefix older than every real one (UUIDv7 of time 0), the i-th in order. */
-const oldId = (prefix: string) => (testEngine() === 'postgres'
-  ? sql`${`${prefix}_00000000-0000-7000-8000-`} || lpad(to_hex(i), 12, '0')`
-  : sql`${`${prefix}_00000000-0000-7000-8000-`} || printf('%012x', i)`)
-const idOf = (prefix: string, i: number) => `${prefix}_00000000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`
 
 async function pageThrough(t: TestTenant, path: string, limit = 20): Promise<{ ids: string[]; pages: { n: number; has_more: boolean }[] }> {
   const ids: string[] = []
@@ -55,17 +47,17 @@ describe('lists whose filters no index serves: at most SCAN_BUDGET records per p
     await create(other, '/v1/orders', orderBody())
     // N older orders of Big, copies of the first; the three oldest created in 2025.
     await sql`INSERT INTO orders (id, tenant_id, order_number, status, customer_id, customer, items, total, currency, travel_date, notes, metadata, created_at, updated_at)
-      SELECT ${oldId('ord')}, tenant_id, 'ORD-' || (1000000 + i), status, customer_id, customer, items, total, currency, travel_date, notes, metadata,
+      SELECT ${oldIdSql(db, 'ord')}, tenant_id, 'ORD-' || (1000000 + i), status, customer_id, customer, items, total, currency, travel_date, notes, metadata,
         CASE WHEN i <= 3 THEN ${OLD} ELSE created_at END, updated_at
-      FROM orders, ${series(N)} WHERE orders.id = ${template}`.execute(db)
+      FROM orders, ${series(db, N)} WHERE orders.id = ${template}`.execute(db)
     // N finished deliveries of one event to a subscription that receives nothing else; the three oldest failed.
     const hook = await create(big, '/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['payment.refunded'], secret: 'whsec_0123456789abcdef0123456789' })
     const event = idOf('evt', 1)
     await sql`INSERT INTO events (id, tenant_id, name, payload, created_at) VALUES (${event}, ${big.id}, 'payment.refunded', ${JSON.stringify({ id: event, event: 'payment.refunded', data: {} })}, ${OLD})`.execute(db)
     await sql`INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, response_code, created_at, delivered_at, last_attempt_at, manual)
-      SELECT ${oldId('del')}, ${big.id}, ${hook.id}, ${event}, 'payment.refunded', CASE WHEN i <= 3 THEN 'failed' ELSE 'delivered' END, 1, 0,
+      SELECT ${oldIdSql(db, 'del')}, ${big.id}, ${hook.id}, ${event}, 'payment.refunded', CASE WHEN i <= 3 THEN 'failed' ELSE 'delivered' END, 1, 0,
         CASE WHEN i <= 3 THEN 500 ELSE 200 END, ${OLD}, ${OLD}, ${OLD}, 0
-      FROM ${series(N)}`.execute(db)
+      FROM ${series(db, N)}`.execute(db)
   })
   after(() => app.close())
 
@@ -124,9 +116,9 @@ describe('two filters on a table of tenantTable() read in windows', () => {
     const template = (await create(t, '/v1/invoices', invoiceBody({ orderId: order }))).id as string
     // 3,500 older invoices of the order, every seventh paid: windows of 1,000 and 2,000 and what is left.
     await sql`INSERT INTO invoices (id, tenant_id, invoice_number, order_id, customer_id, status, lines, total, amount_paid, currency, due_date, paid_at, metadata, created_at, updated_at)
-      SELECT ${oldId('inv')}, tenant_id, 'INV-' || (1000000 + i), order_id, customer_id, CASE WHEN i % 7 = 0 THEN 'paid' ELSE 'open' END, lines, total, amount_paid,
+      SELECT ${oldIdSql(db, 'inv')}, tenant_id, 'INV-' || (1000000 + i), order_id, customer_id, CASE WHEN i % 7 = 0 THEN 'paid' ELSE 'open' END, lines, total, amount_paid,
         currency, due_date, paid_at, metadata, created_at, updated_at
-      FROM invoices, ${series(3_500)} WHERE invoices.id = ${template}`.execute(db)
+      FROM invoices, ${series(db, 3_500)} WHERE invoices.id = ${template}`.execute(db)
     const want = Array.from({ length: 500 }, (_, k) => idOf('inv', 3_500 - 7 * k))
     const { ids, pages } = await pageThrough(t, `/v1/invoices?status=paid&orderId=${order}`, 100)
     assert.deepEqual(ids, want)

@@ -3,7 +3,7 @@ import type { TenantContext } from '../../context.ts'
 import type { RouteDef } from '../../http/define-route.ts'
 import { EVENT_NAMES, type EventName } from '../../events/catalog.ts'
 import { exampleData } from '../../events/examples.ts'
-import { countRequeueable, requeueDeliveries } from '../../delivery/requeue.ts'
+import { countReplayable, replayDeliveries as replay } from '../../delivery/requeue.ts'
 import { validationFailed } from '../../http/errors.ts'
 import { IdRef, TimestampQuery } from '../../modules/fields.ts'
 import * as repo from './repo.ts'
@@ -73,9 +73,9 @@ export const ReplayView = v.pipe(
 export async function replayDeliveries(ctx: TenantContext, body: v.InferOutput<typeof ReplayBody>) {
   const webhookId = body.webhook_id
   if (!(await repo.findWebhook(ctx.db, ctx.tenantId, webhookId))) throw validationFailed([{ path: 'webhook_id', message: `no webhook ${webhookId}` }])
-  const filter = { webhookId, status: body.status, since: body.since }
-  if (body.dry_run) return { queued: await countRequeueable(ctx.db, filter), dry_run: true }
-  const ids = await requeueDeliveries(ctx.db, filter, ctx.clock.now())
-  if (ids.length) ctx.notify()
-  return { queued: ids.length, dry_run: false }
+  const filter = { tenantId: ctx.tenantId, webhookId, status: body.status, since: body.since }
+  if (body.dry_run) return { queued: await countReplayable(ctx.db, filter), dry_run: true }
+  const queued = await replay(ctx.db, filter, ctx.clock.now())
+  if (queued) ctx.notify()
+  return { queued, dry_run: false }
 }
