@@ -67,7 +67,7 @@ export function windowFloor(db: Db | Tx, table: TenantTableName, tenantId: strin
  */
 export function tenantTable<T extends TenantTableName>(table: T, indexes: ListIndexes<T> = {}): TenantTable<T> {
   const name: string = table
-  const served = listIndexes(table, indexes)
+  const plan = listIndexes(table, indexes)
   const k = (db: Db | Tx) => db as unknown as Kysely<any>
   const where = <Q extends { where: (...a: any[]) => any }>(q: Q, op: string, cols: Columns<T> | undefined): Q => {
     for (const [col, value] of Object.entries(cols ?? {})) {
@@ -90,8 +90,9 @@ export function tenantTable<T extends TenantTableName>(table: T, indexes: ListIn
       return Number(r.numDeletedRows) > 0
     },
     list(db, tenantId, o) {
-      const inOrder = _given(o.gt).length === 0 && _given(o.lt).length === 0 && served(_given(o.eq))
-      const windows = inOrder ? undefined : windowFloor(db, table, tenantId, _pick(o.eq, indexes.scope))
+      const eq = _given(o.eq)
+      const inOrder = _given(o.gt).length === 0 && _given(o.lt).length === 0 && plan.served(eq)
+      const windows = inOrder ? undefined : windowFloor(db, table, tenantId, _pick(o.eq, plan.windowBy(eq)))
       return readPageRows<Row<T> & { id: string }>(o.limit, o.after, (after, n, floor) => {
         let q = k(db).selectFrom(name).selectAll().where('tenant_id', '=', tenantId)
         q = where(where(where(q, '=', o.eq), '>', o.gt), '<', o.lt)
@@ -110,17 +111,29 @@ const _given = (cols: object | undefined): string[] => Object.entries(cols ?? {}
 /** Every table's declared list indexes (test/db/list-indexes.test.ts checks each against both engines' schemas). */
 export const LIST_INDEXES = new Map<string, { served: string[][]; scope: string[] }>()
 
-/**
- * Declares what `table`'s indexes serve to its lists (see ListIndexes) and returns whether a list
- * filtered by equality on exactly the columns `eq` is one index range in id order.
- */
-export function listIndexes(table: TenantTableName, indexes: { served?: string[][]; scope?: string[] }): (eq: string[]) => boolean {
+/** What a table's list indexes say about one list's equality filters. */
+export interface ListPlan {
+  /** Whether one index range in id order serves exactly these filters (equality on one served set, or on the scope alone). */
+  served(eq: string[]): boolean
+  /**
+   * The columns whose index the windows of a list with these filters count on: the first served
+   * set (in the order declared: the most selective first) that the filters include, else the scope.
+   * A filter on a customer and a status counts the customer's orders, not the tenant's.
+   */
+  windowBy(eq: string[]): string[]
+}
+
+/** Declares what `table`'s indexes serve to its lists (see ListIndexes); the answers for a list's filters. */
+export function listIndexes(table: TenantTableName, indexes: { served?: string[][]; scope?: string[] }): ListPlan {
   const scope = indexes.scope ?? []
   const served = indexes.served ?? []
   // refs.ts opens some tables again without the list's declaration: the declaration wins.
   if (!LIST_INDEXES.has(table) || served.length > 0 || scope.length > 0) LIST_INDEXES.set(table, { served, scope })
   const keys = new Set([scope, ...served].map((set) => [...set].sort().join()))
-  return (eq) => keys.has([...eq].sort().join())
+  return {
+    served: (eq) => keys.has([...eq].sort().join()),
+    windowBy: (eq) => served.find((set) => set.every((c) => eq.includes(c))) ?? scope,
+  }
 }
 
 function _pick(cols: object | undefined, names: string[] | undefined): Record<string, unknown> {

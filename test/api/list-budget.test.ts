@@ -82,6 +82,16 @@ describe('lists whose filters no index serves: at most SCAN_BUDGET records per p
     assert.equal(r.body.has_more, true)
   })
 
+  test('a customer and a time range: windows count the customer\'s orders, so a page ends when they do', async () => {
+    const customer = (await create(big, '/v1/customers', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' })).id as string
+    const mine = [(await create(big, '/v1/orders', orderBody({ customerId: customer }))).id, (await create(big, '/v1/orders', orderBody({ customerId: customer }))).id]
+    const r = await big.request('GET', `/v1/orders?customerId=${customer}&createdAfter=2000-01-01T00:00:00.000Z`)
+    assert.deepEqual(r.body.data.map((o: { id: string }) => o.id), [...mine].reverse())
+    assert.equal(r.body.has_more, false)
+    const none = await big.request('GET', '/v1/orders?status=pending&customerId=cus_00000000-0000-7000-8000-000000000000')
+    assert.deepEqual([none.body.data.length, none.body.has_more], [0, false])
+  })
+
   test('deliveries by status: the three failed, oldest of all, found across early pages', async () => {
     const { ids, pages } = await pageThrough(big, '/v1/webhooks/deliveries?status=failed')
     assert.deepEqual(ids, [3, 2, 1].map((i) => idOf('del', i)))

@@ -7,7 +7,7 @@ import type { Tx } from '../../db/tx.ts'
  * Rows of the caller's tenant and the entity in the path: a record is invisible under another
  * entity name. Every statement starts from `tenant_id` (see db/tenant-table.ts).
  */
-const table = tenantTable('content', { scope: ['entity'], served: [['entity', 'status'], ['entity', 'slug'], ['entity', 'status', 'slug']] })
+const table = tenantTable('content', { scope: ['entity'], served: [['entity', 'slug'], ['entity', 'status'], ['entity', 'status', 'slug']] })
 
 export const findContent = (db: Db | Tx, tenantId: string, entity: string, id: string): Promise<ContentRow | undefined> =>
   table.find(db, tenantId, id, { entity })

@@ -4,7 +4,7 @@ import type { Tx } from '../../db/tx.ts'
 import type { InvoiceRow, InvoiceUpdate } from '../../db/schema.ts'
 
 /** Rows of the caller's tenant only: every statement starts from `tenant_id` (see db/tenant-table.ts). */
-const table = tenantTable('invoices', { served: [['status'], ['order_id']] })
+const table = tenantTable('invoices', { served: [['order_id'], ['status']] })
 
 export const findInvoice = (db: Db | Tx, tenantId: string, id: string): Promise<InvoiceRow | undefined> => table.find(db, tenantId, id)
 export const insertInvoice = (tx: Tx, row: InvoiceRow): Promise<void> => table.insert(tx, row)

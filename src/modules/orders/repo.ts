@@ -50,14 +50,16 @@ export interface OrderFilter {
  * time range or two filters at once are read in windows under the scan budget (db/page-rows.ts).
  */
 export function listOrders(db: Db, tenantId: string, f: OrderFilter): Promise<PageRows<OrderRow>> {
-  if (_served(_FILTERS.filter((k) => f[k]).map((k) => _COLUMN[k]))) return _listPart(db, tenantId, f, f.after, f.limit + 1)
-  return readPageRows(f.limit, f.after, (after, n, floor) => _listPart(db, tenantId, f, after, n, floor), windowFloor(db, 'orders', tenantId))
+  const eq: string[] = _FILTERS.filter((k) => f[k]).map((k) => _COLUMN[k])
+  if (_plan.served(eq)) return _listPart(db, tenantId, f, f.after, f.limit + 1)
+  const scope = Object.fromEntries(_plan.windowBy(eq).map((c) => [c, c === 'status' ? f.status : f.customerId]))
+  return readPageRows(f.limit, f.after, (after, n, floor) => _listPart(db, tenantId, f, after, n, floor), windowFloor(db, 'orders', tenantId, scope))
 }
 
 const _FILTERS = ['status', 'customerId', 'createdAfter', 'createdBefore'] as const
 /** The column each filter compares (a range is never served in id order: no set below names it). */
 const _COLUMN = { status: 'status', customerId: 'customer_id', createdAfter: 'created_at>', createdBefore: 'created_at<' } as const
-const _served = listIndexes('orders', { served: [['status'], ['customer_id']] })
+const _plan = listIndexes('orders', { served: [['customer_id'], ['status']] })
 const _BOUNDS = ['after', 'floor'] as const
 type _Filters = Partial<Record<(typeof _FILTERS)[number] | (typeof _BOUNDS)[number], string>>
 const _lists = new Map<string, (db: Db, tenantId: string, limit: number, ...values: string[]) => Promise<OrderRow[]>>()

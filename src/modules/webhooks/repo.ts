@@ -52,12 +52,12 @@ export interface DeliveryFilter {
   limit: number
 }
 
-const _deliveriesServed = listIndexes('deliveries', { served: [['webhook_id']] })
+const _deliveries = listIndexes('deliveries', { served: [['webhook_id']] })
 
 export function listDeliveries(db: Db, tenantId: string, f: DeliveryFilter): Promise<PageRows<DeliveryWithPayload>> {
   // A subscription alone is one index range (deliveries_tenant_webhook); a status, an event or a
   // time is read in windows under the scan budget (db/page-rows.ts).
-  const served = !f.createdAfter && _deliveriesServed([f.webhookId && 'webhook_id', f.status && 'status', f.event && 'event'].filter((c) => !!c) as string[])
+  const served = !f.createdAfter && _deliveries.served([f.webhookId && 'webhook_id', f.status && 'status', f.event && 'event'].filter((c) => !!c) as string[])
   return readPageRows(f.limit, f.after, (after, n, floor) => {
     let q = db.selectFrom('deliveries').innerJoin('events', 'events.id', 'deliveries.event_id')
       .selectAll('deliveries').select('events.payload')
