@@ -47,8 +47,8 @@ export const SQLITE_ADD_STATS = `INSERT INTO attempt_stats (tenant_id, hour, web
 
 /**
  * Retention, both engines: the attempts of `deliveryIds` (about to be deleted in `tx`, so read
- * before they are) taken away from their rows, and the rows left with none deleted. Two
- * statements, bounded as the step is: a batch of deliveries' attempts, summed per row.
+ * before they are) taken away from their rows, and the rows left with none deleted (by the keys
+ * the update returned). Bounded as the step is: a batch of deliveries' attempts, summed per row.
  */
 export async function subtractAttempts(tx: Tx, deliveryIds: string[]): Promise<void> {
   if (deliveryIds.length === 0) return
@@ -56,11 +56,16 @@ export async function subtractAttempts(tx: Tx, deliveryIds: string[]): Promise<v
       sum(case when a.response_code between 200 and 299 then 1 else 0 end) as ok
     from delivery_attempts a join deliveries d on d.id = a.delivery_id
     where a.delivery_id in (${sql.join(deliveryIds)}) group by a.tenant_id, substr(a.at, 1, 13), d.webhook_id, a.duration_ms`
-  await sql`update attempt_stats set n = attempt_stats.n - s.n, ok = attempt_stats.ok - s.ok from (${sums}) s
+  const changed = await sql<{ tenant_id: string; hour: string; webhook_id: string; duration_ms: number; n: number }>`update attempt_stats
+    set n = attempt_stats.n - s.n, ok = attempt_stats.ok - s.ok from (${sums}) s
     where attempt_stats.tenant_id = s.tenant_id and attempt_stats.hour = s.hour
-      and attempt_stats.webhook_id = s.webhook_id and attempt_stats.duration_ms = s.duration_ms`.execute(tx)
-  await sql`delete from attempt_stats where n <= 0 and (tenant_id, hour, webhook_id, duration_ms) in
-    (select s.tenant_id, s.hour, s.webhook_id, s.duration_ms from (${sums}) s)`.execute(tx)
+      and attempt_stats.webhook_id = s.webhook_id and attempt_stats.duration_ms = s.duration_ms
+    returning attempt_stats.tenant_id, attempt_stats.hour, attempt_stats.webhook_id, attempt_stats.duration_ms, attempt_stats.n`.execute(tx)
+  // The rows left counting nothing, by their keys (the sums are not worked out a second time).
+  const gone = changed.rows.filter((r) => Number(r.n) <= 0)
+  if (gone.length === 0) return
+  await sql`delete from attempt_stats where (tenant_id, hour, webhook_id, duration_ms) in
+    (${sql.join(gone.map((r) => sql`(${r.tenant_id}, ${r.hour}, ${r.webhook_id}, ${Number(r.duration_ms)})`))})`.execute(tx)
 }
 
 function compareDeltas(a: StatsDelta, b: StatsDelta): number {
