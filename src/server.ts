@@ -19,6 +19,7 @@ import { createSender } from './delivery/send.ts'
 import { DEFAULT_SLOTS, startWorker } from './delivery/worker.ts'
 import { sqliteDeliveryStore } from './db/delivery-store.ts'
 import { startPruner } from './db/retention.ts'
+import { startCheckpointer } from './db/checkpointer.ts'
 import { migrate } from './db/migrate.ts'
 import { acquireServeLock, assertNoOtherServe } from './db/process-lock.ts'
 import { randomUUID } from 'node:crypto'
@@ -49,6 +50,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const logger = opts.logger ?? createLogger(config.logLevel)
   const clock = opts.clock ?? systemClock
   const { opened, store, unlock, engine } = await _open(config, clock)
+  const checkpointer = opened.sqlite ? startCheckpointer({ file: config.db, db: opened.sqlite, logger }) : undefined
   const userAgent = `travelops/${VERSION}`
   const metrics = config.metrics ? await createMetrics(opened.db, clock) : undefined
   const worker = startWorker({
@@ -68,6 +70,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     listening = await listenStrict(toNodeHandler(app.h3), { host: config.host, port: config.port, tlsCert: config.tlsCert, tlsKey: config.tlsKey })
   } catch (err) {
     await worker.stop(0)
+    await checkpointer?.stop()
     unlock()
     await opened.close()
     throw err
@@ -76,7 +79,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   applyServeV8Flags()
   logger.info('travelops started', { version: VERSION, engine, db: engine === 'sqlite' ? config.db : redactUrl(config.db), url })
 
-  const pruner = startPruner({ db: opened.db, retentionMs: config.retentionMs, clock, logger })
+  const pruner = startPruner({ db: opened.db, retentionMs: config.retentionMs, clock, logger, room: checkpointer?.room })
   const prune = setInterval(() => {
     pruneIdempotencyKeys(deps).catch((err: unknown) => logger.warn('idempotency prune failed', { error: String(err) }))
     pruneSignIns(deps.db, clock.now()).catch((err: unknown) => logger.warn('dashboard sign-in prune failed', { error: String(err) }))
@@ -101,6 +104,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await Promise.all([closed, worker.stop(wait), pruner.stop()])
     clearTimeout(timer)
     await app.close()
+    await checkpointer?.stop()
     unlock()
     await opened.close()
   })())

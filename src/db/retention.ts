@@ -79,16 +79,27 @@ export interface Pruner {
  * (between 1 s and 60 s), so a record is gone within retention + 10 % and never more than a
  * minute late. `retentionMs` 0 keeps everything.
  */
-export function startPruner(o: { db: Db; retentionMs: number; clock: Clock; logger: Logger }): Pruner {
+export function startPruner(o: {
+  db: Db
+  retentionMs: number
+  clock: Clock
+  logger: Logger
+  /** Waited on before each step: SQLite's checkpointer (checkpointer.ts) holds retention back while the WAL is full, so deletes never outrun the disk. */
+  room?: () => Promise<void>
+}): Pruner {
   if (o.retentionMs <= 0) return { stop: async () => {} }
   const pauseMs = Math.min(60_000, Math.max(1000, Math.floor(o.retentionMs / 10)))
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
   let stopped = false
   let cursor: EventCursor | null = null
+  let unblock = () => {}
+  const stopping = new Promise<void>((resolve) => (unblock = resolve))
   const step = async () => {
     let more = false
     try {
+      if (o.room) await Promise.race([o.room(), stopping])
+      if (stopped) return
       const r = await pruneStep(o.db, new Date(o.clock.now().getTime() - o.retentionMs).toISOString(), cursor)
       more = r.more
       cursor = r.cursor
@@ -107,6 +118,7 @@ export function startPruner(o: { db: Db; retentionMs: number; clock: Clock; logg
   return {
     async stop() {
       stopped = true
+      unblock()
       clearTimeout(timer)
       await running
     },

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { PRUNE_BATCH, pruneStep, type EventCursor } from '../../src/db/retention.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { PRUNE_BATCH, pruneStep, startPruner, type EventCursor } from '../../src/db/retention.ts'
+import { systemClock } from '../../src/lib/clock.ts'
+import { createLogger } from '../../src/lib/logger.ts'
 import type { OpenDb } from '../../src/db/connect.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { insertWebhook, storeUnderTest } from '../helpers/store.ts'
@@ -91,4 +94,27 @@ test('retention steps delete every expired finished delivery, its attempts and e
 
   // Nothing left to do: one step says so.
   assert.deepEqual(await pruneStep(o.db, cutoff, null), { deleted: 0, more: false, cursor: null })
+})
+
+test('the pruner takes no step while room() holds it back (a full WAL, checkpointer.ts), goes on once given room, and stops while held', async () => {
+  const o = env.opened
+  const t = env.tenantId
+  const hook = await insertWebhook(o.db, t)
+  const kept = await count(o, 'deliveries', t)
+  await event(o, t, hook, at(Date.now() - 3 * DAY), [at(Date.now() - 3 * DAY + 10)])
+  const gates: (() => void)[] = []
+  const room = () => new Promise<void>((resolve) => gates.push(resolve))
+  const pruner = startPruner({ db: o.db, retentionMs: DAY, clock: systemClock, logger: createLogger('silent'), room })
+  try {
+    const until = Date.now() + 5_000
+    while (gates.length === 0 && Date.now() < until) await sleep(20)
+    assert.equal(gates.length, 1, 'the first step asked for room')
+    await sleep(100)
+    assert.equal(await count(o, 'deliveries', t), kept + 1, 'nothing deleted while held back')
+    gates[0]!()
+    while (gates.length < 2 && Date.now() < until) await sleep(20)
+    assert.equal(await count(o, 'deliveries', t), kept, 'the expired delivery went in the step given room')
+  } finally {
+    await pruner.stop() // held back again by the second gate, never opened
+  }
 })
