@@ -135,6 +135,7 @@ export function startCheckpointer(o: {
     if (v === version && !behind) return 'copied'
     version = v
     let r: CheckpointResult
+    let backfilled: number
     const before = walIndex()
     begin.run()
     try {
@@ -145,7 +146,8 @@ export function startCheckpointer(o: {
       // file alone, and a writer may then start the WAL over beneath it. So the header is read
       // before and after it began: unchanged, with frames left (mxFrame ≠ nBackfill), it holds.
       if (!before || !at || !before.equals(at)) return 'behind' // someone wrote meanwhile: next cycle
-      if (_u32(at, _MX_FRAME) === _u32(at, _N_BACKFILL)) return 'copied'
+      backfilled = _u32(at, _N_BACKFILL)
+      if (_u32(at, _MX_FRAME) === backfilled) return 'copied'
       wal ??= await open(`${o.file}-wal`, 'r')
       main ??= await open(o.file, 'r')
       await datasync(wal)
@@ -155,7 +157,8 @@ export function startCheckpointer(o: {
       end.run()
     }
     if (r.log === r.checkpointed) return 'copied'
-    if (r.log < restartFrames) return 'behind'
+    // Nothing copied: another process's reader holds an older snapshot. Not again at once.
+    if (r.checkpointed === backfilled || r.log < restartFrames) return 'behind'
     // Past the threshold: what is left (committed during this cycle's waits) is copied by SQLite's
     // own checkpoint, fsyncs on the event loop, once it is small — room() holds back the writers
     // that can wait meanwhile — or once the WAL is four times its threshold whatever is left.

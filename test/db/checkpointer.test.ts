@@ -150,17 +150,21 @@ describe('WAL checkpoints off the event loop', () => {
     assert.ok(waiting < 1_200, `waiting on room(), it stayed near its threshold (${waiting} frames)`)
   })
 
-  test('a reader holding an old snapshot holds the copy back; once it ends, the next cycles copy the rest with no new commit', async () => {
+  test('a reader holding an old snapshot holds the copy back, without the cycles spinning or room() waiting; once it ends, the next cycles copy the rest with no new commit', async () => {
     const { file, db } = fresh('reader.db')
     insert(db, 10)
     const reader = openSqlite(file)
     reader.exec('BEGIN')
     assert.equal(reader.prepare('SELECT count(*) FROM t').pluck().get(), 10)
-    insert(db, 40)
-    const c = startCheckpointer({ file, db, logger, everyMs: 10 })
+    insert(db, 40) // past the threshold below, with far more left than a synchronous rest
+    let flushes = 0
+    const datasync = (f: FileHandle) => (flushes++, f.datasync())
+    const c = startCheckpointer({ file, db, logger, everyMs: 50, restartFrames: 40, tailFrames: 4, datasync })
     try {
-      await sleep(150)
+      await sleep(300)
       assert.ok(inFileAlone(file, 't') <= 10, 'nothing past the reader’s snapshot was copied')
+      assert.ok(flushes <= 16, `a cycle every 50 ms, not one after the other (${flushes} flushes in 300 ms)`)
+      await c.room() // resolves: nothing a writer could wait for
       reader.exec('COMMIT')
       const deadline = Date.now() + 5_000
       while (inFileAlone(file, 't') < 50 && Date.now() < deadline) await sleep(20)
