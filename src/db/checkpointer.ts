@@ -67,11 +67,16 @@ interface CheckpointResult {
  * waits outside the event loop. A crash or a power loss at any point leaves a WAL that still
  * holds every frame not yet durably copied, and SQLite's recovery copies them again.
  *
+ * A reader that begins when every frame has been copied reads the database file alone and
+ * does not hold the WAL (SQLite's read mark 0); so the cycle reads the WAL index header before
+ * and after the snapshot begins, and goes on only if it was unchanged with frames left to copy.
+ *
  * Frames committed while those steps ran are left for the next cycle. Under constant writes
  * the WAL would then never be wholly copied at one moment and never start over; so once it
- * holds RESTART_FRAMES, a cycle ends with SQLite's own checkpoint (synchronous=NORMAL) of
- * what is left: only what was written during the cycle's waits, the rest being on disk
- * already, so its two fsyncs find little to write.
+ * holds RESTART_FRAMES, a cycle ends with SQLite's own checkpoint (synchronous=NORMAL, its
+ * fsyncs on the event loop) of what is left — only what was committed during the cycle's
+ * waits — once that is at most TAIL_FRAMES. Until then cycles follow one another at once and
+ * room() holds retention back; past four times RESTART_FRAMES the rest goes whatever its size.
  */
 export function startCheckpointer(o: {
   file: string
