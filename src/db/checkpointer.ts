@@ -161,13 +161,17 @@ export function startCheckpointer(o: {
     } finally {
       end.run()
     }
-    if (r.log === r.checkpointed) return 'copied'
+    // Where the WAL stands now: `r` does not count what was committed during the second flush.
+    const now = walIndex()
+    const log = now ? _u32(now, _MX_FRAME) : r.log
+    const copied = now ? _u32(now, _N_BACKFILL) : r.checkpointed
+    if (log === copied) return 'copied'
     // Nothing copied: another process's reader holds an older snapshot. Not again at once.
-    if (r.checkpointed === backfilled || r.log < restartFrames) return 'behind'
+    if (r.checkpointed === backfilled || log < restartFrames) return 'behind'
     // Past the threshold: what is left (committed during this cycle's waits) is copied by SQLite's
     // own checkpoint, fsyncs on the event loop, once it is small — room() holds back the writers
     // that can wait meanwhile — or once the WAL is four times its threshold whatever is left.
-    if (r.log - r.checkpointed > tailFrames && r.log < 4 * restartFrames) return 'full'
+    if (log - copied > tailFrames && log < 4 * restartFrames) return 'full'
     await datasync(wal)
     const last = checkpoint('NORMAL')
     return last.log === last.checkpointed ? 'copied' : 'behind'

@@ -90,30 +90,48 @@ describe('WAL checkpoints off the event loop', () => {
     }
   })
 
+  /** Frames the WAL file has room for: the most it ever held since it was created or cut back. */
+  const walFrames = (file: string) => Math.floor((statSync(`${file}-wal`).size - 32) / (4096 + 24))
+  /**
+   * A flush that tells who waits for it, so that a test's writer commits a counted number of
+   * rows per flush, never a number that depends on how long the flushes take on a busy machine.
+   */
+  const flushes = (before: () => void = () => {}) => {
+    let waiting: (() => void)[] = []
+    return {
+      datasync: async (f: FileHandle) => {
+        before()
+        await f.datasync()
+        for (const w of waiting) w()
+        waiting = []
+      },
+      /** The next flush, or 20 ms when none comes (every frame copied, the checkpointer idle). */
+      next: () => Promise.race([new Promise<void>((resolve) => waiting.push(resolve)), sleep(20)]),
+    }
+  }
+
   test('under constant writes the WAL is copied and starts over, staying near its threshold', async () => {
     const { file, db } = fresh('constant.db')
     const restartFrames = 200
-    // Commits arrive during every flush — the way they do under load, but counted, not timed:
-    // each flush is preceded by five (one row of 3,000 bytes each), so no cycle that flushes
-    // finds the WAL wholly copied at its end.
+    // Commits arrive during every flush, as they do under load: five rows of 3,000 bytes before
+    // each, so no cycle that flushes finds the WAL wholly copied at its end; and one more after
+    // each, so that cycles go on once it has been.
     let written = 0
-    const datasync = async (f: FileHandle) => {
+    const f = flushes(() => {
       insert(db, 5)
       written += 5
-      await f.datasync()
-    }
+    })
     insert(db, 1) // the WAL's first header
     written = 1
     const seq0 = walSequence(file)
-    const frames = () => Math.floor((statSync(`${file}-wal`).size - 32) / (4096 + 24))
     let largest = 0
-    const c = startCheckpointer({ file, db, logger, everyMs: 1, restartFrames, walSizeLimit: 1024 * 1024, datasync })
+    const c = startCheckpointer({ file, db, logger, everyMs: 1, restartFrames, walSizeLimit: 1024 * 1024, datasync: f.datasync })
     try {
-      while (written < 20 * restartFrames) {
-        insert(db, 1) // and one now and then, so that cycles keep coming once the WAL has been copied whole
+      while (written < 10 * restartFrames) {
+        insert(db, 1)
         written += 1
-        largest = Math.max(largest, frames())
-        await sleep(1)
+        largest = Math.max(largest, walFrames(file))
+        await f.next()
       }
       assert.ok(walSequence(file) >= seq0 + 5, `the WAL started over, again and again (${walSequence(file) - seq0} times)`)
       // Its threshold, and the few commits of the cycle that reached it.
@@ -128,22 +146,18 @@ describe('WAL checkpoints off the event loop', () => {
   })
 
   test('a writer that waits on room() keeps the WAL near its threshold; one that does not takes it to four times that', async () => {
-    const frames = (file: string) => Math.floor((statSync(`${file}-wal`).size - 32) / (4096 + 24))
     const run = async (name: string, waits: boolean) => {
       const { file, db } = fresh(name)
-      // A disk whose flushes take 20 ms: a writer not held back always commits during them.
-      const datasync = async (f: FileHandle) => {
-        await f.datasync()
-        await sleep(20)
-      }
-      const c = startCheckpointer({ file, db, logger, everyMs: 5, restartFrames: 400, tailFrames: 4, datasync })
+      const f = flushes()
+      const c = startCheckpointer({ file, db, logger, everyMs: 1, restartFrames: 400, tailFrames: 4, datasync: f.datasync })
       let largest = 0
       try {
+        // Five rows per flush: a cycle's two flushes let ten through, more than its synchronous rest takes.
         for (let rows = 0; rows < 3_000; rows += 5) {
           if (waits) await c.room()
           insert(db, 5)
-          largest = Math.max(largest, frames(file))
-          await sleep(2) // ≈ 2,500 frames a second: ≈ 100 during a cycle's two flushes
+          largest = Math.max(largest, walFrames(file))
+          await f.next()
         }
       } finally {
         await c.stop()
@@ -154,7 +168,7 @@ describe('WAL checkpoints off the event loop', () => {
     const waiting = await run('room.db', true)
     const writing = await run('no-room.db', false)
     assert.ok(writing >= 1_600, `without waiting, the WAL reached four times its threshold before a synchronous checkpoint (${writing} frames)`)
-    assert.ok(waiting < 1_200, `waiting on room(), it stayed near its threshold (${waiting} frames)`)
+    assert.ok(waiting < 800, `waiting on room(), it stayed near its threshold (${waiting} frames)`)
   })
 
   test('a reader holding an old snapshot holds the copy back, without the cycles spinning or room() waiting; once it ends, the next cycles copy the rest with no new commit', async () => {
