@@ -15,7 +15,7 @@ import { migratedDb, runJson, startServe } from '../helpers/cli.ts'
  * serve's WAL checkpoints (src/db/checkpointer.ts): the event loop's connection never
  * checkpoints in a commit; a cycle every tenth of a second copies what is committed into the
  * database file, its fsyncs on the thread pool; the WAL starts over under constant writes;
- * a crash at any moment loses nothing that was committed.
+ * a serve killed at any moment loses nothing it acknowledged.
  */
 describe('WAL checkpoints off the event loop', () => {
   let dir: string
@@ -178,13 +178,13 @@ describe('WAL checkpoints off the event loop', () => {
     reader.exec('BEGIN')
     assert.equal(reader.prepare('SELECT count(*) FROM t').pluck().get(), 10)
     insert(db, 40) // past the threshold below, with far more left than a synchronous rest
-    let flushes = 0
-    const datasync = (f: FileHandle) => (flushes++, f.datasync())
+    let flushed = 0
+    const datasync = (f: FileHandle) => (flushed++, f.datasync())
     const c = startCheckpointer({ file, db, logger, everyMs: 50, restartFrames: 40, tailFrames: 4, datasync })
     try {
       await sleep(300)
       assert.ok(inFileAlone(file, 't') <= 10, 'nothing past the reader’s snapshot was copied')
-      assert.ok(flushes <= 16, `a cycle every 50 ms, not one after the other (${flushes} flushes in 300 ms)`)
+      assert.ok(flushed <= 16, `a cycle every 50 ms, not one after the other (${flushed} flushes in 300 ms)`)
       await c.room() // resolves: nothing a writer could wait for
       reader.exec('COMMIT')
       const deadline = Date.now() + 5_000
