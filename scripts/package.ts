@@ -132,7 +132,7 @@ async function _bundle(migrations: MigrationFile[], dashboard: BuiltDashboard): 
     supported: { 'dynamic-import': false },
     logLevel: 'warning',
     metafile: true,
-    plugins: [_unusedOptional()],
+    plugins: [_unusedOptional(), _lazyConsolaSegmenter()],
   })
   const external = Object.values(result.metafile.outputs)
     .flatMap((o) => o.imports)
@@ -392,5 +392,24 @@ function _unusedOptional(): Plugin {
     b.onLoad({ filter: /.*/, namespace: 'unused-optional' }, (args) => ({
       contents: `throw new Error(${JSON.stringify(`${args.path} is not part of the travelops executable`)})`, loader: 'js',
     }))
+  } }
+}
+
+/**
+ * consola (listhen's logger; serve never prints through it unless listhen warns) builds an
+ * `Intl.Segmenter` when its module loads, for measuring the width of text it may never format:
+ * ICU's break iterator, 10-15 ms of every start (`node --no-maglev`, measured). The bundle builds
+ * it on first use instead. The build fails if consola no longer has that statement exactly once,
+ * so an upgrade cannot quietly undo this or bundle a half-edited module.
+ */
+function _lazyConsolaSegmenter(): Plugin {
+  const eager = "const segmenter = globalThis.Intl?.Segmenter ? new Intl.Segmenter() : { segment: (str) => str.split('') };"
+  const lazy = "let _segmenter; const segmenter = { segment: (str) => (_segmenter ??= globalThis.Intl?.Segmenter ? new Intl.Segmenter() : { segment: (s) => s.split('') }).segment(str) };"
+  return { name: 'lazy-consola-segmenter', setup: (b) => {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]consola[\\/]dist[\\/]index\.mjs$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8')
+      if (source.split(eager).length !== 2) throw new Error(`${relative(ROOT, args.path)} no longer builds its Intl.Segmenter with the statement scripts/package.ts replaces; look again`)
+      return { contents: source.replace(eager, lazy), loader: 'js' }
+    })
   } }
 }
