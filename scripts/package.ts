@@ -200,7 +200,8 @@ function _loader(training?: { out: string }): string {
       "if (script.cachedDataRejected) process.stderr.write('travelops: the code cache was rejected; starting without it\\n')",
     )
   }
-  lines.push('script.runInThisContext()(exports, require, module, __filename, __dirname)', '')
+  // As Node runs a CommonJS module: `this` is module.exports.
+  lines.push('script.runInThisContext().call(exports, exports, require, module, __filename, __dirname)', '')
   return lines.join('\n')
 }
 
