@@ -12,7 +12,6 @@ import { createHash } from 'node:crypto'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { get } from 'node:http'
 import { isBuiltin } from 'node:module'
-import { createServer } from 'node:net'
 import { dirname, join, relative } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -234,9 +233,9 @@ async function _trainCodeCache(bundle: string): Promise<Buffer> {
   cli(['migrate'])
   const tenant = cli(['tenants', 'create', '--name', 'training']).id as string
   const key = cli(['keys', 'create', '--tenant', tenant, '--name', 'training']).key as string
-  const port = await _freePort()
-  // serve as an operator runs it (log level info: its log lines, on stderr, are part of every request).
-  const serve = spawn(exe, ['serve', '--db', db, '--host', '127.0.0.1', '--port', String(port)], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] })
+  // serve as an operator runs it (log level info: its log lines, on stderr, are part of every
+  // request), on any free port (no port picked here that something else could take first).
+  const serve = spawn(exe, ['serve', '--db', db, '--host', '127.0.0.1', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   serve.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
   const exited = new Promise<void>((r) => serve.once('exit', () => r()))
@@ -251,6 +250,8 @@ async function _trainCodeCache(bundle: string): Promise<Buffer> {
     // taken does not depend on how fast the build machine is: start-up and the idle serve's
     // timers, then a key's first request, then the timers it sets off.
     await waitFor('its start', () => stderr.includes('"msg":"travelops started"'))
+    const port = Number(/"msg":"travelops started".*"url":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(stderr)?.[1])
+    if (!port) throw new Error(`the training serve's start line names no port: ${stderr}`)
     await sleep(TRAINING_IDLE_MS)
     // On a connection of its own that ends with the answer (agent: false sends `Connection: close`): an idle
     // keep-alive connection would be closed by one side or the other around the time the cache is taken.
@@ -334,14 +335,6 @@ function _seaBlobOf(name: string, opts: { main: string; useCodeCache: boolean; e
   // cache (so the executable) differs at every build.
   _run(NODE_BIN, [...NODE_FLAGS, '--random-seed=1', '--experimental-sea-config', `${name}-config.json`], WORK)
   return readFileSync(join(WORK, `${name}-prep.blob`))
-}
-
-async function _freePort(): Promise<number> {
-  const srv = createServer()
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()))
-  const port = (srv.address() as { port: number }).port
-  await new Promise<void>((r) => srv.close(() => r()))
-  return port
 }
 
 async function _inject(blob: Buffer, exe = `${OUT}.partial`): Promise<string> {
