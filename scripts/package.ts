@@ -269,9 +269,8 @@ async function _trainCodeCache(bundle: string): Promise<Buffer> {
     await exited
   }
   if (/"level":"(warn|error)"/.test(stderr)) throw new Error(`the training serve logged a problem: ${stderr}`)
-  const cache = readFileSync(out)
-  _assertAccepted(bundle, cache)
-  return cache
+  _assertAccepted(bundle, out)
+  return readFileSync(out)
 }
 
 /** Each run-time flag put back to its default, as `node --v8-options` of the base binary states it. */
@@ -286,7 +285,7 @@ function _defaultsOf(flags: readonly string[]): string[] {
 }
 
 /** The base binary, under the executable's V8 flags, takes the cache for the bundle (else the build is broken). */
-function _assertAccepted(bundle: string, cache: Buffer): void {
+function _assertAccepted(bundle: string, cache: string): void {
   const check = join(WORK, 'check-code-cache.cjs')
   writeFileSync(check, [
     "const fs = require('node:fs')",
@@ -294,9 +293,7 @@ function _assertAccepted(bundle: string, cache: Buffer): void {
     "const script = new (require('node:vm').Script)(source, { cachedData: fs.readFileSync(process.argv[3]) })",
     "process.stdout.write(script.cachedDataRejected ? 'rejected' : 'accepted')",
   ].join('\n'))
-  const file = join(WORK, CODE_CACHE_ASSET)
-  writeFileSync(file, cache)
-  const verdict = _run(NODE_BIN, [...NODE_FLAGS, check, bundle, file], WORK)
+  const verdict = _run(NODE_BIN, [...NODE_FLAGS, check, bundle, cache], WORK)
   if (verdict !== 'accepted') throw new Error(`V8 rejects the trained code cache under the executable's flags (${NODE_FLAGS.join(' ')}): ${verdict}`)
 }
 
@@ -305,9 +302,8 @@ async function _seaBlob(bundle: string, codeCache: Buffer): Promise<Buffer> {
   writeFileSync(join(WORK, 'main.cjs'), _loader())
   return _seaBlobOf('sea', {
     main: 'main.cjs',
-    // The loader's own (it is a few lines); the bundle's is the trained one. V8 takes a cache only
-    // when it was made under the same V8 flags (else Node prints "Code cache data rejected."),
-    // hence the flags below; --random-seed=1 makes it the same bytes at every build.
+    // The main script's own (it is a few lines; the bundle's is the trained one). Node prints "Code
+    // cache data rejected." if it was made under other V8 flags than the executable's.
     useCodeCache: true,
     execArgv: [...NODE_FLAGS],
     assets: { [NATIVE_ADDON_ASSET]: NATIVE_ADDON_ASSET, [BUNDLE_ASSET]: relative(WORK, bundle), [CODE_CACHE_ASSET]: CODE_CACHE_ASSET },
