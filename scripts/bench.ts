@@ -68,6 +68,9 @@ const S = {
   hostileHooks: 10,
   isolationRatePerS: 20,
   isolationS: QUICK ? 1 : 5,
+  floodDeliveries: QUICK ? 1_000 : 100_000, // due at once, to receivers that refuse every connection
+  floodRatePerS: 50, // the healthy tenant's POSTs per second meanwhile, and before it
+  floodS: QUICK ? 1 : 10,
   startupRuns: QUICK ? 1 : 5,
   scaleRows: QUICK ? 20_000 : 1_000_000, // orders in the table, and finished deliveries, for the "how cost grows" figures
   retentionRatePerS: 200, // API requests per second while retention deletes the finished rows
@@ -177,6 +180,7 @@ async function main(): Promise<void> {
     }
     if (await run('isolation')) {
       figures.push(..._isolationFigures('', await _isolation(c, c.serveUrl, writes, sq)))
+      figures.push(..._floodFigures('', await _flood(c, c.serveUrl, writes, sq)))
     }
     if (await run('startup')) {
       const bin = startupBinary(ROOT, QUICK, _log)
@@ -318,6 +322,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     const latency = _latencyFigures('pg-', await _latency(oneUrl, c.receiver, writes, queued), 10, 100)
     const sustained = _sustainedFigure('pg-', await _sustained(c, one, oneUrl, writes, queued, () => pq.orders(writes.id)))
     const isolation = _isolationFigures('pg-', await _isolation(c, oneUrl, writes, pq))
+    const flood = _floodFigures('pg-', await _flood(c, oneUrl, writes, pq))
     const bin = startupBinary(ROOT, QUICK, _log)
     const startup = _startupFigure('pg-', bin, await measureStartup(bin, pgb.url, reads.key, S.startupRuns), 400)
     const rss = _rssFigure('pg-', one.peakRssMb(), 'every PostgreSQL phase of one process')
@@ -348,7 +353,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
       _httpFigure('pg-get-order', 'PostgreSQL: GET /v1/orders/:id', getOne, 0.3),
       _httpFigure('pg-list-orders-100k', `PostgreSQL: GET /v1/orders?limit=20, ${S.ordersLarge / 1000} k orders`, list, 0.15),
       _httpFigure('pg-create-order', 'PostgreSQL: POST /v1/orders, 2 subscriptions', post, 0.1),
-      loop, ...latency, sustained, ...isolation, startup, rss,
+      loop, ...latency, sustained, ...isolation, ...flood, startup, rss,
       {
         id: 'pg-two-processes', name: 'PostgreSQL: POST with two serve processes ÷ one (same client load)', unit: '×', value: scale,
         baseline: null, ratio: null, target: '≥ 1.00', pass: scale >= 1, cpuUs: both.cpuUsPerReq, baselineCpuUs: single.cpuUsPerReq,
@@ -764,6 +769,68 @@ function _isolationFigures(prefix: string, iso: Awaited<ReturnType<typeof _isola
     value: iso.p99, baseline: null, ratio: null, target: '≤ 1000 ms', pass: iso.p99 <= 1000, cpuUs: null, baselineCpuUs: null, max_ms: iso.max,
     notes: `${iso.inFlight} attempts of the other tenant in flight at the end`,
   }]
+}
+
+
+/**
+ * One tenant's deliveries failing at once, and the API of another: `floodDeliveries` due at once
+ * to a receiver that refuses every connection (each attempt fails in microseconds, so the worker
+ * is limited only by the CPU), while the healthy tenant POSTs orders at `floodRatePerS`; the same
+ * load first without the flood. Client-side times of every POST, and how many of the failing
+ * deliveries had an attempt by the end.
+ */
+async function _flood(c: Ctx, serveUrl: string, healthy: BenchTenant, db: BenchDb) {
+  const closed = createNetServer()
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()))
+  const refusedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`
+  await new Promise<void>((r) => closed.close(() => r())) // nothing listens there now: every connection is refused
+  const agent = new Agent({ connections: 4 })
+  const headers = { authorization: `Bearer ${healthy.key}`, 'content-type': 'application/json' }
+  const posts = async () => {
+    const times: number[] = []
+    const t0 = performance.now()
+    const sent: Promise<void>[] = []
+    for (let i = 0; i < S.floodRatePerS * S.floodS; i++) {
+      const wait = t0 + (i * 1000) / S.floodRatePerS - performance.now()
+      if (wait > 0) await sleep(wait)
+      const at = performance.now()
+      sent.push(request(`${serveUrl}/v1/orders`, { dispatcher: agent, method: 'POST', headers, body: ORDER_BODY }).then(async (res) => {
+        await res.body.text()
+        if (res.statusCode !== 201) throw new Error(`flood run: POST /v1/orders answered ${res.statusCode}`)
+        times.push(performance.now() - at)
+      }))
+    }
+    await Promise.all(sent)
+    return times.sort((a, b) => a - b)
+  }
+  try {
+    const quiet = await posts()
+    const hostile = await db.tenant('Flooding', refusedUrl, Array.from({ length: S.hostileHooks }, () => ['*']))
+    await db.seedDeliveries(hostile.id, hostile.webhookIds, S.floodDeliveries / S.hostileHooks, new Date())
+    const until = Date.now() + 10_000
+    while ((await db.attempted(hostile.id)) === 0) { // the worker's poll finds them
+      if (Date.now() > until) throw new Error('flood: the failing deliveries were never attempted')
+      await sleep(20)
+    }
+    const loud = await posts()
+    const attempted = await db.attempted(hostile.id)
+    await db.deactivateHooks(hostile.id)
+    const stats = (t: number[]) => ({ p50: percentile(t, 50), p99: percentile(t, 99), max: t[t.length - 1] ?? NaN })
+    const out = { n: loud.length, quiet: stats(quiet), flood: stats(loud), attempted }
+    _log(`flood: the healthy tenant's POST p50 / p99 / max ${fmt(out.flood.p50)} / ${fmt(out.flood.p99)} / ${fmt(out.flood.max)} ms (before the flood ${fmt(out.quiet.p50)} / ${fmt(out.quiet.p99)} / ${fmt(out.quiet.max)}); ${attempted} of ${S.floodDeliveries} failing deliveries attempted`)
+    return out
+  } finally {
+    await agent.close()
+  }
+}
+
+function _floodFigures(prefix: string, f: Awaited<ReturnType<typeof _flood>>): Figure[] {
+  const name = (p: string) => `${prefix ? 'PostgreSQL: ' : ''}healthy tenant's POST ${p} while another tenant's ${S.floodDeliveries / 1000} k deliveries fail at once`
+  const common = { baseline: null, ratio: null, cpuUs: null, baselineCpuUs: null, samples: f.n, failing_attempted: f.attempted }
+  return [
+    { id: `${prefix}flood-p50`, name: name('p50'), unit: 'ms', value: f.flood.p50, target: '(info)', pass: true, ...common, quiet_ms: f.quiet.p50 },
+    { id: `${prefix}flood-p99`, name: name('p99'), unit: 'ms', value: f.flood.p99, target: '(info)', pass: true, ...common, quiet_ms: f.quiet.p99, max_ms: f.flood.max },
+  ]
 }
 
 function _log(msg: string): void {

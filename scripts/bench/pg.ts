@@ -134,6 +134,7 @@ export function pgBenchDb(o: OpenDb): BenchDb {
     delivered: (tenantId) => n(sql<{ n: unknown }>`SELECT count(*) AS n FROM deliveries WHERE tenant_id = ${tenantId} AND status = 'delivered'`.execute(o.db)),
     unfinished: (webhookIds) => n(sql<{ n: unknown }>`SELECT count(*) AS n FROM deliveries WHERE webhook_id = ANY(${webhookIds}::text[]) AND due_at IS NOT NULL`.execute(o.db)),
     inFlight: (tenantId) => n(sql<{ n: unknown }>`SELECT count(*) AS n FROM deliveries WHERE tenant_id = ${tenantId} AND locked_until IS NOT NULL`.execute(o.db)),
+    attempted: (tenantId) => n(sql<{ n: unknown }>`SELECT count(*) AS n FROM deliveries WHERE tenant_id = ${tenantId} AND attempts > 0`.execute(o.db)),
     retried: (tenantId) => n(sql<{ n: unknown }>`SELECT count(*) AS n FROM deliveries WHERE tenant_id = ${tenantId} AND attempts > 1`.execute(o.db)),
     queued: () => pgQueued(o),
     orders: (tenantId) => pgOrders(o, tenantId),

@@ -130,6 +130,8 @@ export interface BenchDb {
   unfinished(webhookIds: string[]): Promise<number>
   /** Deliveries of the tenant under a lease (attempts in flight). */
   inFlight(tenantId: string): Promise<number>
+  /** Deliveries of the tenant with at least one attempt recorded. */
+  attempted(tenantId: string): Promise<number>
   /** Deliveries of the tenant that took more than one attempt (a failure retried after its backoff). */
   retried(tenantId: string): Promise<number>
   /** Deliveries queued, of any tenant. */
@@ -146,6 +148,7 @@ export function sqliteBenchDb(o: OpenDb): BenchDb {
   const delivered = count("SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND status = 'delivered'")
   const inFlight = count('SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND locked_until IS NOT NULL')
   const retried = count('SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND attempts > 1')
+  const attempted = count('SELECT count(*) AS n FROM deliveries WHERE tenant_id = ? AND attempts > 0')
   const queued = count('SELECT count(*) AS n FROM deliveries WHERE due_at IS NOT NULL')
   const orders = count('SELECT count(*) AS n FROM orders WHERE tenant_id = ?')
   const unfinished = count("SELECT count(*) AS n FROM deliveries WHERE webhook_id IN (SELECT value FROM json_each(?)) AND due_at IS NOT NULL")
@@ -158,6 +161,7 @@ export function sqliteBenchDb(o: OpenDb): BenchDb {
     delivered: (tenantId) => delivered(tenantId),
     unfinished: (webhookIds) => unfinished(JSON.stringify(webhookIds)),
     inFlight: (tenantId) => inFlight(tenantId),
+    attempted: (tenantId) => attempted(tenantId),
     retried: (tenantId) => retried(tenantId),
     queued: () => queued(),
     orders: (tenantId) => orders(tenantId),
