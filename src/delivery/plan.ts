@@ -18,12 +18,16 @@ export interface InFlight {
   byHook: ReadonlyMap<string, number>
   /** Subscriptions whose limit was raised above `perHook` (concurrency.ts). */
   hookLimits?: ReadonlyMap<string, number>
+  /** Paced subscriptions (concurrency.ts): one slot at most, none before the time given (in `clockMs`'s time). */
+  paced?: ReadonlyMap<string, number>
+  /** performance.now() when planning: what `paced` is compared with. */
+  clockMs?: number
 }
 
 export interface Plan {
   /** Subscriptions to claim from, each with its number of slots, in the order the slots were dealt. */
   hooks: { webhook_id: string; limit: number }[]
-  /** Milliseconds until the earliest queued delivery that is not yet due (null: none). */
+  /** Milliseconds until the earliest queued delivery that is not yet due, or a paced subscription's pause ends (null: none). */
   nextDueMs: number | null
   /**
    * The process-wide slots ran out before every subscription with due work had what it could
@@ -43,7 +47,9 @@ export interface Plan {
  * that have due work, and within a tenant round-robin across its subscriptions; the rotation
  * continues where the previous plan stopped, so the same tenant or subscription is not always
  * first. A tenant never holds more than `perTenant` slots, a subscription more than its limit
- * (`perHook`, or what concurrency.ts raised it to for a fast, healthy receiver).
+ * (`perHook`, or what concurrency.ts raised it to for a fast, healthy receiver). A paced
+ * subscription gets one slot at most, and none until its pause ends: its due work counts as due
+ * then, not as left over.
  */
 export class FairPlanner {
   #limits: SlotLimits
@@ -58,6 +64,7 @@ export class FairPlanner {
     const nowMs = Date.parse(now)
     let nextDueMs: number | null = null
     const byTenant = new Map<string, { hook: QueuedHook; free: number }[]>()
+    const pausing = new Set<string>()
     for (const h of queued) {
       if (h.due === null) continue
       if (h.due > now) {
@@ -65,7 +72,16 @@ export class FairPlanner {
         nextDueMs = nextDueMs === null ? ms : Math.min(nextDueMs, ms)
         continue
       }
-      const limit = inflight.hookLimits?.get(h.webhook_id) ?? this.#limits.perHook
+      const until = inflight.paced?.get(h.webhook_id)
+      if (until !== undefined) {
+        const ms = until - (inflight.clockMs ?? performance.now())
+        if (ms > 0) {
+          nextDueMs = nextDueMs === null ? ms : Math.min(nextDueMs, ms)
+          pausing.add(h.webhook_id)
+          continue
+        }
+      }
+      const limit = until !== undefined ? 1 : inflight.hookLimits?.get(h.webhook_id) ?? this.#limits.perHook
       const free = Math.min(h.ready, limit - (inflight.byHook.get(h.webhook_id) ?? 0))
       if (free <= 0) continue
       const list = byTenant.get(h.tenant_id) ?? []
@@ -107,7 +123,7 @@ export class FairPlanner {
     }
     if (this.#lastHook.size > 10_000) this.#lastHook.clear() // tenants come and go; the rotation may restart
     const short = room <= 0 && tenants.some((t) => tenantFree.get(t)! > 0 && order.get(t)!.some((h) => h.free > 0))
-    const left = queued.some((h) => h.due !== null && h.due <= now && (h.ready >= READY_CAP || h.ready > (dealt.get(h.webhook_id) ?? 0)))
+    const left = queued.some((h) => h.due !== null && h.due <= now && !pausing.has(h.webhook_id) && (h.ready >= READY_CAP || h.ready > (dealt.get(h.webhook_id) ?? 0)))
     return { hooks: [...dealt].map(([webhook_id, limit]) => ({ webhook_id, limit })), nextDueMs, short, left }
   }
 }

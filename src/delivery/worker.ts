@@ -2,7 +2,7 @@ import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import { randomUUID } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
-import { AdaptiveLimits } from './concurrency.ts'
+import { AdaptiveLimits, PACE_MS } from './concurrency.ts'
 import type { FreshWork } from '../context.ts'
 import { FairPlanner, type Plan, type SlotLimits } from './plan.ts'
 import { ClaimFailed, READY_CAP, type Claim, type DeliveryStore, type Job, type Lease, type Outcome, type QueuedHook } from './port.ts'
@@ -22,6 +22,8 @@ export interface WorkerOptions {
   /** How long a claim holds unless renewed; renewed every third of it while the attempt runs. */
   leaseMs?: number
   slots?: Partial<SlotLimits>
+  /** When a failing subscription is paced, and for how long between its attempts (concurrency.ts; tests shorten them). */
+  pacing?: { failAfter?: number; pauseMs?: number }
   /** Safety-net poll (work queued by another process, e.g. `travelops deliveries retry`). */
   pollMs?: number
   /** Told of every finished attempt (`--metrics`). */
@@ -93,7 +95,9 @@ export function startWorker(o: WorkerOptions): Worker {
   const random = o.random ?? Math.random
   const slots = { ...DEFAULT_SLOTS, ...o.slots }
   const planner = new FairPlanner(slots)
-  const limits = new AdaptiveLimits({ floor: slots.perHook, max: slots.maxPerHook, fastMs: _FAST_MS })
+  const limits = new AdaptiveLimits({ floor: slots.perHook, max: slots.maxPerHook, fastMs: _FAST_MS, ...o.pacing })
+  /** What the planner is told is in flight, and how each subscription's limit stands. */
+  const inFlight = () => ({ total: sending + reservedTotal, byTenant, byHook, hookLimits: limits.raised, paced: limits.paced, clockMs: performance.now() })
   const running = new Map<string, Running>()
   const byTenant = new Map<string, number>()
   const byHook = new Map<string, number>()
@@ -252,7 +256,7 @@ export function startWorker(o: WorkerOptions): Worker {
         if (q) q.ready = Math.min(q.ready + 1, READY_CAP)
         else queued.set(j.webhook_id, { webhook_id: j.webhook_id, tenant_id: j.tenant_id, due: now, ready: 1 })
       }
-      const p = planner.plan([...queued.values()], now, { total: sending + reservedTotal, byTenant, byHook, hookLimits: limits.raised })
+      const p = planner.plan([...queued.values()], now, inFlight())
       behind = p.short
       room = new Map(p.hooks.map((h) => [h.webhook_id, h.limit]))
     }
@@ -312,7 +316,9 @@ export function startWorker(o: WorkerOptions): Worker {
     let partial = false
     const c = _claim(now, queued, (p) => {
       const dealt = new Map(p.hooks.map((h) => [h.webhook_id, h.limit]))
-      partial = queued.some((q) => (dealt.get(q.webhook_id) ?? 0) < q.ready)
+      // A paced subscription's work waits for its pause (the read the pause ends with takes it), like work not yet due.
+      const at = performance.now()
+      partial = queued.some((q) => (dealt.get(q.webhook_id) ?? 0) < q.ready && !((limits.paced.get(q.webhook_id) ?? 0) > at))
     })
     claimingFresh = ready.then(() => o.store.cycle([], c.claim)).then(async ({ jobs }) => {
       c.release()
@@ -352,7 +358,7 @@ export function startWorker(o: WorkerOptions): Worker {
       exclude: queued && recording.length > 0 ? recording : undefined,
       plan: (q, nowIso) => {
         release()
-        const p = planner.plan(q, nowIso, { total: sending + reservedTotal, byTenant, byHook, hookLimits: limits.raised })
+        const p = planner.plan(q, nowIso, inFlight())
         behind = p.short
         planned?.(p)
         const tenantOf = new Map(q.map((h) => [h.webhook_id, h.tenant_id]))
@@ -494,7 +500,12 @@ export function startWorker(o: WorkerOptions): Worker {
     }
     if (result.aborted) return // shutdown before any answer: given back by stop(), attempted again later
     const outcome = _outcome(job, at, result)
-    limits.observe(job.webhook_id, outcome.delivered, result.durationMs, busy)
+    const change = limits.observe(job.webhook_id, outcome.delivered, result.durationMs, busy)
+    if (change === 'paced') {
+      o.logger.warn('webhook subscription paced: its attempts keep failing; one at a time until one succeeds', {
+        webhook_id: job.webhook_id, tenant_id: job.tenant_id, pause_ms: o.pacing?.pauseMs ?? PACE_MS,
+      })
+    } else if (change === 'recovered') o.logger.info('webhook subscription no longer paced: an attempt succeeded', { webhook_id: job.webhook_id, tenant_id: job.tenant_id })
     o.observe?.(outcome.delivered ? 'delivered' : 'failed', result.durationMs / 1000)
     if (outcome.delivered) o.logger.debug('delivery attempt', { delivery_id: job.id, webhook_id: job.webhook_id, code: outcome.responseCode })
     else {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { AdaptiveLimits } from '../../src/delivery/concurrency.ts'
+import { AdaptiveLimits, PACE_AFTER_FAILURES, PACE_MS } from '../../src/delivery/concurrency.ts'
+import { createLogger } from '../../src/lib/logger.ts'
 import { FairPlanner } from '../../src/delivery/plan.ts'
 import { DEFAULT_SLOTS } from '../../src/delivery/worker.ts'
 import { withTx } from '../../src/db/tx.ts'
@@ -39,6 +40,46 @@ describe('adaptive concurrency per subscription (issue 15: deliveries that keep 
     const capped = p.plan(queued, now, { total: 0, byTenant: new Map(), byHook: new Map(), hookLimits: new Map([['wh_fast', 32], ['wh_slow', 32]]) })
     assert.equal(capped.hooks.reduce((a, h) => a + h.limit, 0), 40, 'the tenant cap')
     assert.ok(DEFAULT_SLOTS.maxPerHook > DEFAULT_SLOTS.perHook && DEFAULT_SLOTS.perTenant >= 2 * DEFAULT_SLOTS.maxPerHook)
+  })
+
+  test('a subscription whose last attempts all failed is paced: one at a time, none before its pause ends; a success ends it', () => {
+    const l = new AdaptiveLimits({ floor: 8, max: 32, fastMs: 1000, failAfter: 4, pauseMs: 1000 })
+    for (let i = 0; i < 3; i++) assert.equal(l.observe('a', false, 5, 8, 100), undefined)
+    assert.equal(l.limit('a'), 8)
+    assert.equal(l.paced.has('a'), false, 'not before the fourth failure in a row')
+    assert.equal(l.observe('a', false, 5, 8, 200), 'paced')
+    assert.equal(l.limit('a'), 1)
+    assert.equal(l.paced.get('a'), 1200, 'the pause counts from the end of the last attempt')
+    assert.equal(l.observe('a', false, 5, 1, 1300), undefined, 'still paced: said once')
+    assert.equal(l.paced.get('a'), 2300)
+    // A success anywhere in the run starts the count again.
+    for (const ok of [false, false, false, true, false, false, false]) l.observe('b', ok, 5, 8, 100)
+    assert.equal(l.paced.has('b'), false)
+    assert.equal(l.observe('a', true, 5, 1, 2400), 'recovered')
+    assert.equal(l.limit('a'), 8, 'back at the floor')
+    assert.equal(l.paced.has('a'), false)
+    assert.equal(l.observe('a', false, 5, 8, 2500), undefined, 'a new run of failures starts from nothing')
+    assert.ok(PACE_AFTER_FAILURES > DEFAULT_SLOTS.perHook && PACE_MS >= 500)
+  })
+
+  test('the planner gives a paced subscription one slot once its pause has ended and none before; its waiting work is not left over', () => {
+    const p = new FairPlanner(DEFAULT_SLOTS)
+    const now = new Date().toISOString()
+    const queued = [
+      { webhook_id: 'wh_paced', tenant_id: 'ten_a', due: now, ready: 50 },
+      { webhook_id: 'wh_ok', tenant_id: 'ten_a', due: now, ready: 3 },
+    ]
+    const paced = new Map([['wh_paced', 1500]])
+    const dealt = (plan: { hooks: { webhook_id: string; limit: number }[] }) => Object.fromEntries(plan.hooks.map((h) => [h.webhook_id, h.limit]))
+    const pausing = p.plan(queued, now, { total: 0, byTenant: new Map(), byHook: new Map(), paced, clockMs: 1000 })
+    assert.deepEqual(dealt(pausing), { wh_ok: 3 })
+    assert.equal(pausing.nextDueMs, 500, 'the queue is looked at again when the pause ends')
+    assert.equal(pausing.left, false, 'nothing left over that more slots could take now')
+    const ended = p.plan(queued, now, { total: 0, byTenant: new Map(), byHook: new Map(), paced, clockMs: 1600 })
+    assert.deepEqual(dealt(ended), { wh_ok: 3, wh_paced: 1 })
+    assert.equal(ended.left, true)
+    const busy = p.plan(queued, now, { total: 1, byTenant: new Map([['ten_a', 1]]), byHook: new Map([['wh_paced', 1]]), paced, clockMs: 1600 })
+    assert.deepEqual(dealt(busy), { wh_ok: 3 }, 'its one attempt is in flight')
   })
 })
 
@@ -80,7 +121,7 @@ describe('adaptive concurrency against real receivers', () => {
     })
   }
 
-  test('a fast, healthy receiver with a backlog gets more than the floor at once, never more than the maximum; a failing one never more than the floor', async () => {
+  test('a fast, healthy receiver with a backlog gets more than the floor at once, never more than the maximum; a failing one never more than the floor (then it is paced)', async () => {
     const fast = await counting(200, 20)
     const failing = await counting(500, 20)
     for (const [rx, events] of [[fast.rx, ['customer.created']], [failing.rx, ['customer.created']]] as const) {
@@ -89,9 +130,86 @@ describe('adaptive concurrency against real receivers', () => {
     }
     await backlog(400)
     await fast.rx.waitFor(400, 30_000)
-    await failing.rx.waitFor(400, 30_000)
+    await failing.rx.waitFor(PACE_AFTER_FAILURES, 30_000)
     assert.ok(fast.peak.max > DEFAULT_SLOTS.perHook, `the fast receiver held at most ${fast.peak.max} at once`)
     assert.ok(fast.peak.max <= DEFAULT_SLOTS.maxPerHook, `the fast receiver held ${fast.peak.max} at once`)
     assert.ok(failing.peak.max <= DEFAULT_SLOTS.perHook, `the failing receiver held ${failing.peak.max} at once`)
+  })
+})
+
+describe('a subscription whose attempts keep failing is paced (a real receiver)', () => {
+  let app: TestApp
+  let t: TestTenant
+  let rx: Receiver
+  let healthy: Receiver
+  const lines: string[] = []
+  let failing = true
+  let inFlight = 0
+  /** The most requests the receiver held at once once the subscription was paced and what was in flight then had ended. */
+  let pacedPeak = 0
+  let paced = false
+
+  before(async () => {
+    app = await startTestApp({ allowPrivateTargets: true, retryBaseMs: 60_000, deliveryTimeoutMs: 5000 }, { logger: createLogger('info', (l) => lines.push(l)) })
+    t = await app.tenant()
+    rx = await startReceiver({
+      respond: async () => {
+        inFlight++
+        if (paced) pacedPeak = Math.max(pacedPeak, inFlight)
+        await new Promise((r) => setTimeout(r, 30))
+        inFlight--
+        return { status: failing ? 500 : 200 }
+      },
+    })
+    healthy = await startReceiver()
+  })
+  after(async () => {
+    await app.close()
+    await Promise.all([rx.close(), healthy.close()])
+  })
+
+  test(`after ${PACE_AFTER_FAILURES} failures in a row: one attempt at a time, about one a second, the tenant's other subscription untouched; once it answers 200 its backlog goes at full speed`, async () => {
+    const hook = async (url: string) => {
+      const r = await t.request('POST', '/v1/webhooks', { body: { url, events: ['customer.created'], secret: 'whsec_0123456789abcdef' } })
+      assert.equal(r.status, 201, r.text)
+      return r.body.data.id as string
+    }
+    const id = await hook(rx.url)
+    await hook(healthy.url)
+    const events = 300
+    const { deps } = app.server
+    const ctx = { ...deps, tenantId: t.id, keyId: t.keyId }
+    await withTx(deps.db, async (scope) => {
+      for (let i = 0; i < events; i++) await emit(scope, ctx, 'customer.created', { id: `cus_${i}` })
+    })
+    await rx.waitFor(PACE_AFTER_FAILURES, 10_000)
+    const logged = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>)
+    const start = Date.now()
+    while (!logged().some((l) => String(l.msg).startsWith('webhook subscription paced') && l.webhook_id === id)) {
+      assert.ok(Date.now() - start < 5000, 'the pacing is logged')
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    const line = logged().find((l) => String(l.msg).startsWith('webhook subscription paced'))!
+    assert.equal(line.level, 'warn')
+    assert.equal(line.tenant_id, t.id)
+    // What was in flight when the 32nd failure came back still arrives; then one a second.
+    await new Promise((r) => setTimeout(r, 500))
+    const settled = rx.requests.length
+    paced = true
+    assert.ok(settled <= PACE_AFTER_FAILURES + DEFAULT_SLOTS.perHook + 1, `${settled} attempts before the pacing held`)
+    await new Promise((r) => setTimeout(r, 3 * PACE_MS + 200))
+    const probes = rx.requests.length - settled
+    assert.ok(probes >= 2 && probes <= 4, `${probes} attempts in ${3 * PACE_MS + 200} ms while paced`)
+    assert.equal(pacedPeak, 1, 'one attempt at a time while paced')
+    await healthy.waitFor(events, 10_000) // the other subscription of the same tenant was never held back
+    // The receiver recovers: the next probe succeeds and every delivery not attempted yet follows at once.
+    failing = false
+    const attempted = () => new Set(rx.requests.map((r) => r.headers['x-webhook-id'])).size
+    const recovering = Date.now()
+    while (attempted() < events) {
+      assert.ok(Date.now() - recovering < 10_000, `${attempted()} of ${events} deliveries attempted 10 s after the receiver recovered`)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    assert.ok(logged().some((l) => l.msg === 'webhook subscription no longer paced: an attempt succeeded' && l.webhook_id === id && l.level === 'info'))
   })
 })

@@ -6,7 +6,7 @@ import { newPgDatabase, testEngine } from './engine.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
 import { issueLink, LINK_TTL_MS } from '../../src/modules/dashboard/sessions.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
-import { startServer, type RunningServer } from '../../src/server.ts'
+import { startServer, type RunningServer, type StartOptions } from '../../src/server.ts'
 import { offlineResolve } from './offline-dns.ts'
 
 export interface Reply {
@@ -55,11 +55,11 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-/** A real `serve` (in-process) on 127.0.0.1 with a fresh SQLite file in a temp directory; it resolves no host names. */
-export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+/** A real `serve` (in-process) on 127.0.0.1 with a fresh SQLite file in a temp directory; it resolves no host names. `start` gives it a logger of the test's, say. */
+export async function startTestApp(overrides: Partial<Config> = {}, start: Omit<StartOptions, 'resolve'> = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'travelops-test-'))
   const dbFile = testEngine() === 'postgres' ? await newPgDatabase() : join(dir, 'travelops.db')
-  const server = await startServer({ ...DEFAULT_CONFIG, db: dbFile, port: 0, logLevel: 'silent', ...overrides }, { resolve: offlineResolve })
+  const server = await startServer({ ...DEFAULT_CONFIG, db: dbFile, port: 0, logLevel: 'silent', ...overrides }, { ...start, resolve: offlineResolve })
   const { db } = server.deps
 
   const request = async (method: string, path: string, opts: RequestOpts = {}): Promise<Reply> => {
