@@ -814,7 +814,15 @@ async function _flood(c: Ctx, serveUrl: string, healthy: BenchTenant, db: BenchD
     }
     const loud = await posts()
     const attempted = await db.attempted(hostile.id)
-    await db.deactivateHooks(hostile.id)
+    // Deactivated as an operator would (PATCH): their queued work is dropped with them, so no
+    // retry of theirs comes due in a later phase (one that waits for the queue to be empty).
+    for (const id of hostile.webhookIds) {
+      const res = await request(`${serveUrl}/v1/webhooks/${id}`, {
+        dispatcher: agent, method: 'PATCH', headers: { ...headers, authorization: `Bearer ${hostile.key}` }, body: JSON.stringify({ active: false }),
+      })
+      await res.body.text()
+      if (res.statusCode !== 200) throw new Error(`flood: PATCH /v1/webhooks/${id} answered ${res.statusCode}`)
+    }
     const stats = (t: number[]) => ({ p50: percentile(t, 50), p99: percentile(t, 99), max: t[t.length - 1] ?? NaN })
     const out = { n: loud.length, quiet: stats(quiet), flood: stats(loud), attempted }
     _log(`flood: the healthy tenant's POST p50 / p99 / max ${fmt(out.flood.p50)} / ${fmt(out.flood.p99)} / ${fmt(out.flood.max)} ms (before the flood ${fmt(out.quiet.p50)} / ${fmt(out.quiet.p99)} / ${fmt(out.quiet.max)}); ${attempted} of ${S.floodDeliveries} failing deliveries attempted`)
