@@ -98,7 +98,7 @@ function _health(q: SyncDb, o: Outcome, health: HealthPolicy, hook: _Hook): Disa
   if (!reason) return undefined
   q.run('UPDATE webhooks SET active = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ?', o.at, reason, o.at, id)
   hook.active = false
-  q.run(`UPDATE deliveries SET due_at = NULL, next_retry_at = NULL, manual = 0,
+  q.run(`UPDATE OR FAIL deliveries SET due_at = NULL, next_retry_at = NULL, manual = 0,
     status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END WHERE webhook_id = ? AND due_at IS NOT NULL`, id)
   return { webhook_id: id, tenant_id: o.job.tenant_id, reason }
 }
@@ -126,6 +126,13 @@ function _queuedHooks(q: SyncDb, now: string): QueuedHook[] {
 /**
  * Up to `limit` due, unleased deliveries of one subscription, oldest due first, with what
  * sending needs; none if the subscription is no longer active (its due ones are dropped).
+ *
+ * Every statement here that drops a subscription's whole queue is `UPDATE OR FAIL`: inside a
+ * transaction SQLite otherwise keeps a statement journal (in memory: temp_store=MEMORY) of every
+ * page the statement changes, so that a CHECK failing halfway could undo only that statement —
+ * +24 MB of RSS for 10,000 queued deliveries (BENCHMARKS.md, "Failing subscriptions paced").
+ * These statements cannot fail a CHECK (status becomes 'failed' or stays), and if one failed
+ * anyway the whole transaction is rolled back, so the statement's own undo is never needed.
  */
 function _claim(q: SyncDb, webhookId: string, limit: number, c: Claim): Job[] {
   const h = q.get<{ url: string; secret: string; headers: string; active: number; deleted_at: string | null; retry_count: number }>(
@@ -134,7 +141,7 @@ function _claim(q: SyncDb, webhookId: string, limit: number, c: Claim): Job[] {
   const due = `webhook_id = ? AND due_at IS NOT NULL AND due_at <= ? AND (locked_until IS NULL OR locked_until < ?)${exclude ? ' AND id NOT IN (SELECT value FROM json_each(?))' : ''}`
   const dueArgs = exclude ? [webhookId, c.now, c.now, JSON.stringify(exclude)] : [webhookId, c.now, c.now]
   if (!h || h.active !== 1 || h.deleted_at !== null) {
-    q.run(`UPDATE deliveries SET due_at = NULL, next_retry_at = NULL, manual = 0, locked_until = NULL, locked_by = NULL,
+    q.run(`UPDATE OR FAIL deliveries SET due_at = NULL, next_retry_at = NULL, manual = 0, locked_until = NULL, locked_by = NULL,
       status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END WHERE ${due}`, ...dueArgs)
     return []
   }

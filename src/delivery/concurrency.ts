@@ -81,7 +81,7 @@ export class AdaptiveLimits {
 /** Consecutive failures after which a subscription is paced. */
 export const PACE_AFTER_FAILURES = 32
 /** A paced subscription's pause between the end of one attempt and the start of the next. */
-export const PACE_MS = 1000
+export const PACE_MS = 100
 
 /** Subscriptions come and go: past 10,000 a map starts again (they start again at the floor, unpaced). */
 function _bounded<V>(map: Map<string, V>, key: string): Map<string, V> {

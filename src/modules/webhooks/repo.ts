@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Db } from '../../db/connect.ts'
+import { isPostgres, type Db } from '../../db/connect.ts'
 import type { DeliveryRow, WebhookRow } from '../../db/schema.ts'
 import { readPageRows, type PageRows } from '../../db/page-rows.ts'
 import { listIndexes, tenantTable, windowFloor } from '../../db/tenant-table.ts'
@@ -24,15 +24,15 @@ export function listWebhooks(db: Db, tenantId: string, after: string | undefined
   return webhooks.list(db, tenantId, { eq: { deleted_at: null }, after, limit })
 }
 
-/** Queued work of a subscription is dropped: never-attempted deliveries end failed, retries are unscheduled. */
+/**
+ * Queued work of a subscription is dropped: never-attempted deliveries end failed, retries are
+ * unscheduled. On SQLite `UPDATE OR FAIL`, which keeps no statement journal of the pages it
+ * changes (+24 MB of RSS for 10,000 queued deliveries otherwise: db/delivery-store.ts _claim()).
+ */
 export async function dropQueued(tx: Tx, tenantId: string, webhookId: string): Promise<void> {
-  await tx.updateTable('deliveries')
-    .set((eb) => ({
-      due_at: null, next_retry_at: null, manual: 0,
-      status: eb.case().when('status', '=', 'pending').then('failed').else(eb.ref('status')).end(),
-    }))
-    .where('tenant_id', '=', tenantId).where('webhook_id', '=', webhookId).where('due_at', 'is not', null)
-    .execute()
+  await sql`update ${isPostgres(tx) ? sql`` : sql`or fail `}deliveries set due_at = null, next_retry_at = null, manual = 0,
+    status = case when status = 'pending' then 'failed' else status end
+    where tenant_id = ${tenantId} and webhook_id = ${webhookId} and due_at is not null`.execute(tx)
 }
 
 export type DeliveryWithPayload = DeliveryRow & { payload: string }
