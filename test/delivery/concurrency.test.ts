@@ -2,6 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { AdaptiveLimits, PACE_AFTER_FAILURES, PACE_MS } from '../../src/delivery/concurrency.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { newId } from '../../src/lib/ids.ts'
+import { sql } from 'kysely'
+import { oldIdSql, series } from '../helpers/seed-sql.ts'
 import { FairPlanner } from '../../src/delivery/plan.ts'
 import { DEFAULT_SLOTS } from '../../src/delivery/worker.ts'
 import { withTx } from '../../src/db/tx.ts'
@@ -213,5 +216,41 @@ describe('a subscription whose attempts keep failing is paced (a real receiver)'
       await new Promise((r) => setTimeout(r, 20))
     }
     assert.ok(logged().some((l) => l.msg === 'webhook subscription no longer paced: an attempt succeeded' && l.webhook_id === id && l.level === 'info'))
+  })
+
+  test('ten paced subscriptions with 10,000 queued deliveries each are deactivated one after another: 200 each, and their queues are dropped', async () => {
+    const other = await app.tenant('Other')
+    const down = await startReceiver({ respond: [500] })
+    try {
+      const { deps } = app.server
+      const now = new Date().toISOString()
+      const eventId = newId('evt')
+      await deps.db.insertInto('events').values({ id: eventId, tenant_id: other.id, name: 'customer.created', payload: '{"id":"cus_1"}', created_at: now } as never).execute()
+      const ids: string[] = []
+      for (let h = 0; h < 10; h++) {
+        const r = await other.request('POST', '/v1/webhooks', { body: { url: `${down.url}/${h}`, events: ['customer.created'], secret: 'whsec_0123456789abcdef' } })
+        assert.equal(r.status, 201, r.text)
+        ids.push(r.body.data.id as string)
+        // 10,000 deliveries due now (of one event: the worker sends each as it would any), written by the database itself.
+        await sql`INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, manual, created_at, due_at)
+          SELECT ${oldIdSql(deps.db, 'del')} || ${`${h}`}, ${other.id}, ${r.body.data.id}, ${eventId}, 'customer.created', 'pending', 0, 0, 0, ${now}, ${now} FROM ${series(deps.db, 10_000)}`.execute(deps.db)
+      }
+      deps.notify() // queued outside any request: look now
+      const start = Date.now()
+      while (!ids.every((id) => lines.some((l) => l.includes('webhook subscription paced') && l.includes(id)))) {
+        assert.ok(Date.now() - start < 20_000, 'every subscription is paced')
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      // The worker keeps claiming and recording the others' deliveries, ten a second each, while each PATCH runs.
+      for (const id of ids) {
+        const off = await other.request('PATCH', `/v1/webhooks/${id}`, { body: { active: false } })
+        assert.equal(off.status, 200, off.text)
+        const queued = await deps.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('webhook_id', '=', id).where('due_at', 'is not', null).executeTakeFirstOrThrow()
+        assert.equal(Number(queued.n), 0, 'nothing of its queue is left when the PATCH is answered')
+      }
+    } finally {
+      await down.close()
+    }
   })
 })

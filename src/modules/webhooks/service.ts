@@ -73,7 +73,9 @@ export async function listWebhooks(ctx: TenantContext, q: { limit: number; curso
 
 export async function updateWebhook(ctx: TenantContext, id: string, input: UpdateWebhookInput): Promise<Webhook> {
   if (input.url !== undefined) await _checkUrl(ctx, input.url)
-  return withTx(ctx.db, async ({ tx }) => {
+  let deactivated = false
+  const webhook = await withTx(ctx.db, async ({ tx }) => {
+    deactivated = false // a transaction run again (PostgreSQL) decides afresh
     const row = await repo.findWebhook(tx, ctx.tenantId, id)
     if (!row) throw notFound(`No webhook ${id}`)
     const set: Partial<WebhookRow> = {}
@@ -88,19 +90,22 @@ export async function updateWebhook(ctx: TenantContext, id: string, input: Updat
     if (!changed) return toWebhook(row)
     set.updated_at = ctx.clock.now().toISOString()
     await repo.webhooks.update(tx, ctx.tenantId, id, set)
-    if (set.active === 0 && row.active === 1) await repo.dropQueued(tx, ctx.tenantId, id)
+    deactivated = set.active === 0 && row.active === 1
     return toWebhook({ ...row, ...set })
   })
+  // Answered once its queue is dropped too (CONTRACT §7), in a statement of its own (repo.ts).
+  if (deactivated) await repo.dropQueued(ctx.db, ctx.tenantId, id)
+  return webhook
 }
 
 /** Soft delete: the delivery records stay and keep naming the subscription; its secret is erased. */
-export function deleteWebhook(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
-  return withTx(ctx.db, async ({ tx }) => {
+export async function deleteWebhook(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
+  await withTx(ctx.db, async ({ tx }) => {
     const row = await repo.findWebhook(tx, ctx.tenantId, id)
     if (!row) throw notFound(`No webhook ${id}`)
     const now = ctx.clock.now().toISOString()
     await repo.webhooks.update(tx, ctx.tenantId, id, { deleted_at: now, updated_at: now, active: 0, secret: '', headers: '{}' })
-    await repo.dropQueued(tx, ctx.tenantId, id)
-    return { id, deleted: true as const }
   })
+  await repo.dropQueued(ctx.db, ctx.tenantId, id)
+  return { id, deleted: true as const }
 }
