@@ -22,8 +22,6 @@ export interface WorkerOptions {
   /** How long a claim holds unless renewed; renewed every third of it while the attempt runs. */
   leaseMs?: number
   slots?: Partial<SlotLimits>
-  /** When a failing subscription is paced, and for how long between its attempts (concurrency.ts; tests shorten them). */
-  pacing?: { failAfter?: number; pauseMs?: number }
   /** Safety-net poll (work queued by another process, e.g. `travelops deliveries retry`). */
   pollMs?: number
   /** Told of every finished attempt (`--metrics`). */
@@ -95,7 +93,7 @@ export function startWorker(o: WorkerOptions): Worker {
   const random = o.random ?? Math.random
   const slots = { ...DEFAULT_SLOTS, ...o.slots }
   const planner = new FairPlanner(slots)
-  const limits = new AdaptiveLimits({ floor: slots.perHook, max: slots.maxPerHook, fastMs: _FAST_MS, ...o.pacing })
+  const limits = new AdaptiveLimits({ floor: slots.perHook, max: slots.maxPerHook, fastMs: _FAST_MS })
   /** What the planner is told is in flight, and how each subscription's limit stands. */
   const inFlight = () => ({ total: sending + reservedTotal, byTenant, byHook, hookLimits: limits.raised, paced: limits.paced, clockMs: performance.now() })
   const running = new Map<string, Running>()
@@ -503,7 +501,7 @@ export function startWorker(o: WorkerOptions): Worker {
     const change = limits.observe(job.webhook_id, outcome.delivered, result.durationMs, busy)
     if (change === 'paced') {
       o.logger.warn('webhook subscription paced: its attempts keep failing; one at a time until one succeeds', {
-        webhook_id: job.webhook_id, tenant_id: job.tenant_id, pause_ms: o.pacing?.pauseMs ?? PACE_MS,
+        webhook_id: job.webhook_id, tenant_id: job.tenant_id, pause_ms: PACE_MS,
       })
     } else if (change === 'recovered') o.logger.info('webhook subscription no longer paced: an attempt succeeded', { webhook_id: job.webhook_id, tenant_id: job.tenant_id })
     o.observe?.(outcome.delivered ? 'delivered' : 'failed', result.durationMs / 1000)
