@@ -714,13 +714,7 @@ async function _isolation(c: Ctx, serveUrl: string, healthy: BenchTenant, db: Be
   await new Promise<void>((r) => hole.listen(0, '127.0.0.1', () => r()))
   const holeUrl = `http://127.0.0.1:${(hole.address() as AddressInfo).port}`
   try {
-    const hostile = await db.tenant('Hostile', holeUrl, Array.from({ length: S.hostileHooks }, () => ['*']))
-    await db.seedDeliveries(hostile.id, hostile.webhookIds, S.hostileDeliveries / S.hostileHooks, new Date())
-    const until = Date.now() + 10_000
-    while ((await db.inFlight(hostile.id)) === 0) { // the worker's poll finds them
-      if (Date.now() > until) throw new Error('isolation: the hostile deliveries were never claimed')
-      await sleep(50)
-    }
+    const hostile = await _hostile(db, 'Hostile', holeUrl, S.hostileDeliveries, (id) => db.inFlight(id), 'isolation: the hostile deliveries were never claimed')
     const agent = new Agent({ connections: 4 })
     const headers = { authorization: `Bearer ${healthy.key}`, 'content-type': 'application/json' }
     await c.receiver.ask('latency-start')
@@ -757,6 +751,18 @@ async function _isolation(c: Ctx, serveUrl: string, healthy: BenchTenant, db: Be
     for (const sock of held) sock.destroy()
     await new Promise<void>((r) => hole.close(() => r()))
   }
+}
+
+/** A tenant with `hostileHooks` subscriptions to `url` and `deliveries` due at once, once the worker has started on them (`started` > 0: its poll finds them). */
+async function _hostile(db: BenchDb, name: string, url: string, deliveries: number, started: (tenantId: string) => Promise<number>, never: string): Promise<BenchTenant> {
+  const hostile = await db.tenant(name, url, Array.from({ length: S.hostileHooks }, () => ['*']))
+  await db.seedDeliveries(hostile.id, hostile.webhookIds, deliveries / S.hostileHooks, new Date())
+  const until = Date.now() + 10_000
+  while ((await started(hostile.id)) === 0) {
+    if (Date.now() > until) throw new Error(never)
+    await sleep(20)
+  }
+  return hostile
 }
 
 function _isolationFigures(prefix: string, iso: Awaited<ReturnType<typeof _isolation>>): Figure[] {
@@ -805,13 +811,7 @@ async function _flood(c: Ctx, serveUrl: string, healthy: BenchTenant, db: BenchD
   }
   try {
     const quiet = await posts()
-    const hostile = await db.tenant('Flooding', refusedUrl, Array.from({ length: S.hostileHooks }, () => ['*']))
-    await db.seedDeliveries(hostile.id, hostile.webhookIds, S.floodDeliveries / S.hostileHooks, new Date())
-    const until = Date.now() + 10_000
-    while ((await db.attempted(hostile.id)) === 0) { // the worker's poll finds them
-      if (Date.now() > until) throw new Error('flood: the failing deliveries were never attempted')
-      await sleep(20)
-    }
+    const hostile = await _hostile(db, 'Flooding', refusedUrl, S.floodDeliveries, (id) => db.attempted(id), 'flood: the failing deliveries were never attempted')
     const loud = await posts()
     const attempted = await db.attempted(hostile.id)
     // Deactivated as an operator would (PATCH): their queued work is dropped with them, so no
