@@ -73,9 +73,7 @@ export async function listWebhooks(ctx: TenantContext, q: { limit: number; curso
 
 export async function updateWebhook(ctx: TenantContext, id: string, input: UpdateWebhookInput): Promise<Webhook> {
   if (input.url !== undefined) await _checkUrl(ctx, input.url)
-  let deactivated = false
   const webhook = await withTx(ctx.db, async ({ tx }) => {
-    deactivated = false // a transaction run again (PostgreSQL) decides afresh
     const row = await repo.findWebhook(tx, ctx.tenantId, id)
     if (!row) throw notFound(`No webhook ${id}`)
     const set: Partial<WebhookRow> = {}
@@ -90,11 +88,11 @@ export async function updateWebhook(ctx: TenantContext, id: string, input: Updat
     if (!changed) return toWebhook(row)
     set.updated_at = ctx.clock.now().toISOString()
     await repo.webhooks.update(tx, ctx.tenantId, id, set)
-    deactivated = set.active === 0 && row.active === 1
     return toWebhook({ ...row, ...set })
   })
-  // Answered once its queue is dropped too (CONTRACT §7), in a statement of its own (repo.ts).
-  if (deactivated) await repo.dropQueued(ctx.db, ctx.tenantId, id)
+  // Answered once its queue is dropped too (CONTRACT §7), in a statement of its own (repo.ts);
+  // also when it was inactive already, so a PATCH repeated after a failed drop completes it.
+  if (input.active === false) await repo.dropQueued(ctx.db, ctx.tenantId, id)
   return webhook
 }
 
