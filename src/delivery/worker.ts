@@ -163,15 +163,19 @@ export function startWorker(o: WorkerOptions): Worker {
    * HTTP client): an attempt still without an answer _BACKSTOP_MS after the receiver deadline is
    * ended as a timeout, and that subscription's connections are dropped. A sweep over the
    * attempts in flight rather than a timer per attempt; the bound stays within 1 s of the deadline.
+   * The sweep looks after the timers that expired with it have run (setImmediate): after the event
+   * loop was held for longer than the backstop's margin, the sweep's tick came first among them and
+   * took attempts whose own deadline was about to end them for stuck, dropping the connections of
+   * their subscription's other attempts ("The client is destroyed" in their log).
    */
-  const backstop = setInterval(() => {
+  const backstop = setInterval(() => setImmediate(() => {
     const now = performance.now()
     for (const r of running.values()) {
       if (!r.end || now - r.at < o.timeoutMs + _BACKSTOP_MS) continue
       o.sender.reset(r.job.webhook_id)
       r.end({ responseCode: null, durationMs: Math.round(now - r.at), error: `timeout after ${o.timeoutMs} ms`, responseBody: null })
     }
-  }, _SWEEP_MS)
+  }), _SWEEP_MS)
   backstop.unref()
 
   /** The next look at the queue: the poll, or the earliest queued delivery not yet due. */

@@ -5,7 +5,7 @@ import { DEFAULT_CONFIG } from '../../src/config.ts'
 import type { FreshWork } from '../../src/context.ts'
 import { withTx } from '../../src/db/tx.ts'
 import { ClaimFailed, type DeliveryStore } from '../../src/delivery/port.ts'
-import { createSender } from '../../src/delivery/send.ts'
+import { createSender, type Sender, type SendResult } from '../../src/delivery/send.ts'
 import { startWorker, type Worker } from '../../src/delivery/worker.ts'
 import { requeueDeliveries } from '../../src/delivery/requeue.ts'
 import { emit } from '../../src/events/emit.ts'
@@ -338,4 +338,34 @@ test('a cycle that recorded its answers but could not claim is logged as a faile
   assert.equal(rx.requests.length, 3)
   const logged = lines.map((l) => JSON.parse(l).msg as string)
   assert.deepEqual(logged, ['could not claim due deliveries; the attempts were recorded, the queue is read again'])
+})
+
+test('an event loop held past the backstop\'s margin: the attempts\' own deadlines end them, and no subscription\'s connections are dropped', async () => {
+  const rx = await receiver()
+  await subscriptions(rx, 1)
+  await commit(2)
+  const TIMEOUT_MS = 300
+  // A sender that keeps its own deadline, as the real one does, and counts the backstop's resets.
+  let started = 0
+  let resets = 0
+  const sender: Sender = {
+    send: () => {
+      started++
+      return new Promise<SendResult>((resolve) => setTimeout(() => resolve({ responseCode: null, durationMs: TIMEOUT_MS, error: `timeout after ${TIMEOUT_MS} ms`, responseBody: null }), TIMEOUT_MS))
+    },
+    reset: () => void resets++,
+    close: async () => {},
+  }
+  const w = startWorker({
+    store: observed().store, clock: systemClock, logger: createLogger('silent'), userAgent: 'travelops/test', retryBaseMs: 3_600_000, timeoutMs: TIMEOUT_MS,
+    sender, pollMs: 50,
+  })
+  workers.push(w)
+  await until('both attempts started', () => started === 2)
+  // The event loop held (a long synchronous task): every timer of this window expires meanwhile.
+  const end = performance.now() + TIMEOUT_MS + 700
+  while (performance.now() < end) { /* held */ }
+  await sleep(100)
+  assert.equal(resets, 0, 'the deadlines that expired with the backstop\'s tick ended their attempts first')
+  await w.stop()
 })
