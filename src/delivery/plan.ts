@@ -40,6 +40,8 @@ export interface Plan {
    * due that it was shown.
    */
   left: boolean
+  /** Paced subscriptions with due work whose pause has not ended: dealt nothing, and not left over either. */
+  pausing: ReadonlySet<string>
 }
 
 /**
@@ -124,7 +126,7 @@ export class FairPlanner {
     if (this.#lastHook.size > 10_000) this.#lastHook.clear() // tenants come and go; the rotation may restart
     const short = room <= 0 && tenants.some((t) => tenantFree.get(t)! > 0 && order.get(t)!.some((h) => h.free > 0))
     const left = queued.some((h) => h.due !== null && h.due <= now && !pausing.has(h.webhook_id) && (h.ready >= READY_CAP || h.ready > (dealt.get(h.webhook_id) ?? 0)))
-    return { hooks: [...dealt].map(([webhook_id, limit]) => ({ webhook_id, limit })), nextDueMs, short, left }
+    return { hooks: [...dealt].map(([webhook_id, limit]) => ({ webhook_id, limit })), nextDueMs, short, left, pausing }
   }
 }
 

@@ -319,8 +319,7 @@ export function startWorker(o: WorkerOptions): Worker {
     const c = _claim(now, queued, (p) => {
       const dealt = new Map(p.hooks.map((h) => [h.webhook_id, h.limit]))
       // A paced subscription's work waits for its pause (the read the pause ends with takes it), like work not yet due.
-      const at = performance.now()
-      partial = queued.some((q) => (dealt.get(q.webhook_id) ?? 0) < q.ready && !((limits.paced.get(q.webhook_id) ?? 0) > at))
+      partial = queued.some((q) => (dealt.get(q.webhook_id) ?? 0) < q.ready && !p.pausing.has(q.webhook_id))
     })
     claimingFresh = ready.then(() => o.store.cycle([], c.claim)).then(async ({ jobs }) => {
       c.release()
