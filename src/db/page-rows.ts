@@ -1,6 +1,9 @@
 /** A page's JSON is at most this many bytes (CONTRACT §9); one record alone always fits. */
 export const PAGE_BYTES = 4 * 1024 * 1024
 
+/** A text column this long is counted in UTF-8 bytes (up to three a character); shorter ones in characters, which never exceed their bytes. */
+const _EXACT_PAST = 1024
+
 /** Rows per query when a page is read in parts; a default page (limit 20) is one query. */
 const _CHUNK = 10
 /** A first read of up to this many rows is made whole (a default page is one query). */
@@ -32,8 +35,10 @@ export type WindowFloor = (after: string | undefined, k: number) => Promise<stri
  * The rows of one page, newest first: `limit + 1` rows (so the caller knows whether more
  * follow), read in parts of 10 that stop early once the rows read already hold more than a
  * page's bytes — then the page will end by size (http/pagination.ts toPage) before the rows
- * not read, so reading them would only cost memory and time. The size counted (characters of
- * the text columns) never exceeds the JSON the rows become.
+ * not read, so reading them would only cost memory and time. The size counted never exceeds
+ * the JSON the rows become, and comes close to it for large rows: a long text column by its
+ * UTF-8 bytes, a short one by its characters. (Counting characters alone, ten records of three-byte
+ * characters that fill a page read two more parts of ten it could not show.)
  *
  * With `windows` (a list whose filters no index serves in id order), every read is bounded
  * below by a floor (`read`'s third argument: only ids ≥ floor) so that no query looks at more than
@@ -77,6 +82,6 @@ export async function readPageRows<R extends { id: string }>(
 
 function _size(row: object): number {
   let n = 0
-  for (const value of Object.values(row)) n += typeof value === 'string' ? value.length : 8
+  for (const value of Object.values(row)) n += typeof value !== 'string' ? 8 : value.length < _EXACT_PAST ? value.length : Buffer.byteLength(value)
   return n
 }

@@ -62,10 +62,12 @@ const _BYTES_PAST = 64 * 1024
  * held as one (possibly two-byte) string as well.
  *
  * `json`, when given, renders a row's record straight to its JSON (what `JSON.stringify(map(row))`
- * gives, without the object): the page's `data` is then mapped only if something reads it.
+ * gives, without the object): the page's `data` is then mapped only if something reads it. It may
+ * give the JSON in pieces that join to it (a large text apart): each piece is then encoded on its
+ * own, and no record is ever joined into one string.
  */
-export function toPage<R extends { id: string }, T>(rows: PageRows<R>, limit: number, map: (row: R) => T, json?: (row: R) => string): Page<T> {
-  const parts: (string | Buffer)[] = []
+export function toPage<R extends { id: string }, T>(rows: PageRows<R>, limit: number, map: (row: R) => T, json?: (row: R) => string | string[]): Page<T> {
+  const pieces: (string | Buffer)[] = []
   let bytes = _ENVELOPE_BYTES
   let chars = 0
   let cut = false
@@ -76,15 +78,29 @@ export function toPage<R extends { id: string }, T>(rows: PageRows<R>, limit: nu
     const row = rows[shown]!
     const item = json ? undefined : map(row)
     const text = json ? json(row) : JSON.stringify(item)
-    const size = Buffer.byteLength(text) + 1
+    // Past _BYTES_PAST characters the page is kept as UTF-8 bytes: each text encoded once, its bytes counted.
+    let length = 0
+    let size = 1
+    let encoded: string | Buffer | (string | Buffer)[]
+    if (typeof text === 'string') {
+      length = text.length
+      encoded = chars + length > _BYTES_PAST ? Buffer.from(text) : text
+      size += typeof encoded === 'string' ? Buffer.byteLength(encoded) : encoded.length
+    } else {
+      for (const piece of text) length += piece.length
+      encoded = chars + length > _BYTES_PAST ? text.map((piece) => Buffer.from(piece)) : text
+      for (const piece of encoded) size += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length
+    }
     if (shown > 0 && bytes + size > PAGE_BYTES) {
       cut = true
       break
     }
     bytes += size
-    chars += text.length
+    chars += length
     if (!json) data.push(item!)
-    parts.push(chars > _BYTES_PAST ? Buffer.from(text) : text)
+    if (shown > 0) pieces.push(',')
+    if (Array.isArray(encoded)) for (const piece of encoded) pieces.push(piece)
+    else pieces.push(encoded)
   }
   // A page that stopped at the scan budget (db/page-rows.ts) goes on below the last record looked at.
   const resume = !cut && rows.length <= limit ? rows.resume : undefined
@@ -92,14 +108,8 @@ export function toPage<R extends { id: string }, T>(rows: PageRows<R>, limit: nu
   const next_cursor = resume !== undefined ? encodeCursor(resume) : has_more ? encodeCursor(rows[shown - 1]!.id) : null
   const page: Page<T> = json ? new _RenderedPage(rows, shown, map, has_more, next_cursor) : { data, has_more, next_cursor }
   const tail = `],"has_more":${has_more},"next_cursor":${JSON.stringify(next_cursor)}}`
-  if (chars <= _BYTES_PAST) _rendered.set(page, `{"data":[${parts.join(',')}${tail}`)
-  else {
-    const comma = Buffer.from(',')
-    const chunks: Buffer[] = [Buffer.from('{"data":[')]
-    parts.forEach((p, i) => chunks.push(...(i > 0 ? [comma] : []), typeof p === 'string' ? Buffer.from(p) : p))
-    chunks.push(Buffer.from(tail))
-    _rendered.set(page, Buffer.concat(chunks))
-  }
+  if (chars <= _BYTES_PAST) _rendered.set(page, `{"data":[${pieces.join('')}${tail}`)
+  else _rendered.set(page, Buffer.concat([Buffer.from('{"data":['), ...pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)), Buffer.from(tail)]))
   return page
 }
 

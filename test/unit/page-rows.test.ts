@@ -117,4 +117,21 @@ describe('readPageRows in windows (a filter no index serves)', () => {
     assert.equal(got.resume, undefined)
     assert.equal(s.seen.counted, 0)
   })
+
+  it('stops reading once the rows hold a page of UTF-8 bytes, counting a long text by its bytes, not its characters', async () => {
+    // Ten records of 150,000 three-byte characters are 4.5 MB of JSON, past a page (4 MiB), in 1.5 M
+    // characters: counted in characters the page read two more parts of ten that it could not show.
+    const big = (i: number) => ({ id: `r${String(1000 - i).padStart(4, '0')}`, body: '€'.repeat(150_000) })
+    const rows = Array.from({ length: 100 }, (_, i) => big(i))
+    let parts = 0
+    const got = await readPageRows(100, undefined, async (after, n) => {
+      parts++
+      return rows.filter((r) => after === undefined || r.id < after).slice(0, n)
+    })
+    assert.equal(parts, 1, 'one part of ten rows')
+    assert.equal(got.length, 10)
+    const page = toPage(got, 100, (r) => r)
+    assert.equal(page.data.length, 9, 'nine of them fit in a page')
+    assert.equal(page.has_more, true)
+  })
 })
