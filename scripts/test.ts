@@ -24,7 +24,6 @@ const SQLITE_ONLY: Record<string, string> = {
   'test/cli/startup.test.ts': 'no database',
   'test/cli/completion.test.ts': 'no database',
   'test/cli/verify.test.ts': 'no database',
-  'test/cli/slow-readers.test.ts': 'a timed bound (/health within 1 s under 40 slow readers of 4 MiB pages): on PostgreSQL the driver parses each page on the event loop; /health took 342 ms alone and 1.2 s under the suite\'s own load on 2 cores — open for issue 15, not hidden: see its note',
   'test/delivery/one-serve.test.ts': 'one serve per SQLite file (PostgreSQL takes several: test/postgres/multi-process.test.ts)',
 }
 

@@ -48,6 +48,7 @@ export async function readPageRows<R extends { id: string }>(
   limit: number, after: string | undefined, read: (after: string | undefined, n: number, floor?: string) => Promise<R[]>,
   windows?: WindowFloor,
 ): Promise<PageRows<R>> {
+  if (_turns.taken) await _nextTurn()
   const rows: PageRows<R> = []
   let bytes = 0
   let cursor = after
@@ -59,18 +60,18 @@ export async function readPageRows<R extends { id: string }>(
     const n = rows.length === 0 && want <= _FIRST ? want : Math.min(want, _CHUNK)
     const part = await read(cursor, n, floor)
     rows.push(...part)
-    if (rows.length > limit) return rows
+    if (rows.length > limit) return _done(rows)
     for (const row of part) bytes += _size(row)
-    if (bytes > PAGE_BYTES) return rows
+    if (bytes > PAGE_BYTES) return _done(rows)
     if (part.length === n) {
       cursor = part[part.length - 1]!.id
       continue
     }
     // This window, or the list, is read to its end.
-    if (!windows || floor === undefined) return rows
+    if (!windows || floor === undefined) return _done(rows)
     if (counted >= SCAN_BUDGET) {
       rows.resume = floor
-      return rows
+      return _done(rows)
     }
     cursor = floor
     await new Promise((resolve) => setImmediate(resolve))
@@ -78,6 +79,58 @@ export async function readPageRows<R extends { id: string }>(
     counted += size
     floor = await windows(cursor, size)
   }
+}
+
+/**
+ * Large pages take turns. Rendering a page of up to 4 MiB takes the one thread 10–30 ms; forty
+ * clients asking for such pages at once held every other request — /health too (CONTRACT §9:
+ * within 1 s meanwhile) — until all forty were rendered: 1.1 s once on SQLite, where a list's
+ * reads and its rendering run in one go, and up to 0.4 s on PostgreSQL, where a connection's
+ * rows arrive together with others'. So once a page past LARGE_PAGE_BYTES has been rendered
+ * (http/pagination.ts toPage() says so), the rest of that turn of the event loop is its own: a
+ * list that starts meanwhile waits before its first read (holding nothing), and one whose rows
+ * arrive meanwhile and make a large page waits before it is rendered; they go on one a turn, in
+ * order, each after the event loop has polled its sockets again. Every other route is never
+ * held, and a list that comes while no large page is being rendered does not wait at all.
+ */
+export const LARGE_PAGE_BYTES = 1024 * 1024
+
+const _turns = { taken: false, scheduled: false, waiting: [] as (() => void)[] }
+
+/** http/pagination.ts: a page past LARGE_PAGE_BYTES has just been rendered; other lists wait for the next turn. */
+export function tookLargeTurn(): void {
+  _turns.taken = true
+  _schedule()
+}
+
+function _nextTurn(): Promise<void> {
+  _schedule()
+  return new Promise((resolve) => _turns.waiting.push(resolve))
+}
+
+/** The next turn; two hops, so that the event loop polls its sockets in between whichever phase this is called from. */
+function _schedule(): void {
+  if (_turns.scheduled) return
+  _turns.scheduled = true
+  setImmediate(_hop)
+}
+
+const _hop = () => setImmediate(_release)
+
+/** A new turn: the first list waiting goes on (it may take the turn), the rest wait for the next one. */
+function _release(): void {
+  _turns.scheduled = false
+  _turns.taken = false
+  _turns.waiting.shift()?.()
+  if (_turns.waiting.length > 0) _schedule()
+}
+
+/** Rows read while another large page has the turn wait for the next one if they make a large page too. */
+function _done<R extends object>(rows: PageRows<R>): PageRows<R> | Promise<PageRows<R>> {
+  if (!_turns.taken) return rows
+  let bytes = 0
+  for (const row of rows) bytes += _size(row)
+  return bytes > LARGE_PAGE_BYTES ? _nextTurn().then(() => rows) : rows
 }
 
 function _size(row: object): number {

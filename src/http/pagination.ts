@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { PAGE_BYTES, type PageRows } from '../db/page-rows.ts'
+import { LARGE_PAGE_BYTES, PAGE_BYTES, tookLargeTurn, type PageRows } from '../db/page-rows.ts'
 import { parseJson } from '../lib/json.ts'
 
 export interface Page<T> {
@@ -110,6 +110,7 @@ export function toPage<R extends { id: string }, T>(rows: PageRows<R>, limit: nu
   const tail = `],"has_more":${has_more},"next_cursor":${JSON.stringify(next_cursor)}}`
   if (chars <= _BYTES_PAST) _rendered.set(page, `{"data":[${pieces.join('')}${tail}`)
   else _rendered.set(page, Buffer.concat([Buffer.from('{"data":['), ...pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)), Buffer.from(tail)]))
+  if (bytes > LARGE_PAGE_BYTES) tookLargeTurn() // other large pages wait for the next turn of the event loop (db/page-rows.ts)
   return page
 }
 

@@ -134,4 +134,33 @@ describe('readPageRows in windows (a filter no index serves)', () => {
     assert.equal(page.data.length, 9, 'nine of them fit in a page')
     assert.equal(page.has_more, true)
   })
+
+  it('renders one large page a turn of the event loop: a timer due meanwhile runs after the first, not after all of them', async () => {
+    const rows = Array.from({ length: 10 }, (_, i) => ({ id: `r${String(1000 - i).padStart(4, '0')}`, body: '€'.repeat(150_000) }))
+    const read = async (_after: string | undefined, n: number) => rows.slice(0, n)
+    await new Promise((r) => setTimeout(r, 5)) // the turn a large page of an earlier test took is over
+    const order: string[] = []
+    setTimeout(() => order.push('timer'), 0)
+    // Five clients' lists in one turn, each from a callback of its own as a request is: the first
+    // reads and renders, the others wait for later turns, and the event loop goes round between.
+    await Promise.all(Array.from({ length: 5 }, (_, i) => new Promise<void>((done, fail) => setImmediate(() => {
+      readPageRows(100, undefined, read).then((rows) => {
+        assert.equal(toPage(rows, 100, (r) => r).data.length, 9)
+        order.push(`page ${i}`)
+      }).then(done, fail)
+    }))))
+    assert.deepEqual(order, ['page 0', 'timer', 'page 1', 'page 2', 'page 3', 'page 4'])
+    // A small list that starts while a large page has the turn waits for the next one; with none, it does not wait.
+    const small = async () => (await readPageRows(20, undefined, async (_a, n) => [{ id: 'a' }].slice(0, n))).length
+    toPage(await readPageRows(100, undefined, read), 100, (r) => r)
+    const steps: string[] = []
+    setImmediate(() => steps.push('immediate'))
+    steps.push(`small ${await small()}`)
+    assert.deepEqual(steps, ['immediate', 'small 1'])
+    await new Promise((r) => setTimeout(r, 5))
+    const quick: string[] = []
+    setImmediate(() => quick.push('immediate'))
+    quick.push(`small ${await small()}`)
+    assert.deepEqual(quick, ['small 1'], 'answered before the event loop went round')
+  })
 })
