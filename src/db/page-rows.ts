@@ -92,6 +92,9 @@ export async function readPageRows<R extends { id: string }>(
  * arrive meanwhile and make a large page waits before it is rendered; they go on one a turn, in
  * order, each after the event loop has polled its sockets again. Every other route is never
  * held, and a list that comes while no large page is being rendered does not wait at all.
+ * (http/execute.ts's turns come on top once a route has answered a large page: for 10 s its lists
+ * then run two at a time, which bounds how many large pages are read at once — memory. They
+ * cannot see the first wave of such lists, before any was answered: these turns do.)
  */
 export const LARGE_PAGE_BYTES = 1024 * 1024
 

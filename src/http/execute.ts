@@ -55,6 +55,7 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
     // Lists of large records are the heaviest answers (pages up to 4 MiB): while a route has
     // answered such pages lately, its lists take turns, so other requests are served between
     // them (CONTRACT §9: /health within 1 s under forty slow readers). Small pages never wait.
+    // (The first wave, before the route is known to be heavy: db/page-rows.ts, one large page a turn.)
     const give = route.list && _heavy(route) ? await _listTurns.take() : undefined
     try {
       const result = await route.handler(new _Input(ctx, params, query, body, responseHeaders, event))
