@@ -20,7 +20,9 @@ interface Target { id: string; url: string; secret: string; headers: string; ret
  * delivery. With a `lease` (the worker of the process committing, when it has room), the
  * deliveries are written already leased to that worker and come back as its jobs, with what
  * sending needs (the subscription's url, secret, headers): once the transaction commits the
- * worker sends them at once, with no claim in between (worker.ts). Without one, the worker's
+ * worker sends them at once, with no claim in between (worker.ts) — all but those of the
+ * subscriptions the lease skips (paced ones that cannot start an attempt now), written unleased,
+ * with no job. Without one, the worker's
  * fast path claims from the subscriptions returned. On SQLite a statement per row (each is a
  * cached statement run in-process), the subscriptions matched here; on PostgreSQL, where each
  * statement is a round trip, one statement writes the event, finds the subscriptions and
@@ -32,10 +34,12 @@ export async function writeEvent(tx: Tx, event: EventRow, lease?: Lease | null):
   const targets = (await _subscriptions(tx, event.tenantId)).filter((w) => _wants(w.events, event.name))
   await insertEvent(tx, event.id, event.tenantId, event.name, event.payload, event.at)
   const ids = targets.map(() => newId('del'))
+  const leased = (w: Target) => lease && !lease.skip?.includes(w.id)
   for (const [i, w] of targets.entries()) {
-    await insertDelivery(tx, ids[i]!, event.tenantId, w.id, event.id, event.name, event.at, lease?.until ?? null, lease?.owner ?? null)
+    const l = leased(w) ? lease : null
+    await insertDelivery(tx, ids[i]!, event.tenantId, w.id, event.id, event.name, event.at, l?.until ?? null, l?.owner ?? null)
   }
-  return { hooks: targets.map((w) => w.id), jobs: lease ? targets.map((w, i) => _job(event, ids[i]!, w, lease)) : undefined }
+  return { hooks: targets.map((w) => w.id), jobs: lease ? targets.flatMap((w, i) => leased(w) ? [_job(event, ids[i]!, w, lease)] : []) : undefined }
 }
 
 interface EventRow { id: string; tenantId: string; name: string; at: string; payload: string }
@@ -58,10 +62,13 @@ function _job(event: EventRow, id: string, w: Target, lease: Lease): Job {
  */
 async function _writeEventPg(tx: Tx, event: EventRow, lease?: Lease): Promise<Written> {
   let ids = _deliveryIds(_lastMatched.get(event.tenantId) ?? 4)
+  const skip = lease?.skip?.length ? lease.skip : undefined
+  const leaseColumns = skip ? sql`case when t.id = any(${skip}::text[]) then null else ${lease!.until} end, case when t.id = any(${skip}::text[]) then null else ${lease!.owner} end`
+    : sql`${lease?.until ?? null}, ${lease?.owner ?? null}`
   const matching = sql`select id, url, secret, headers, retry_count, (row_number() over (order by id))::int as n from webhooks
     where tenant_id = ${event.tenantId} and active = 1 and deleted_at is null and (events::jsonb ? ${event.name} or events::jsonb ? '*')`
   const insert = (from: number) => sql`insert into deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, manual, created_at, due_at, locked_until, locked_by)
-    select (${ids}::text[])[t.n - ${from}], ${event.tenantId}, t.id, ${event.id}, ${event.name}, 'pending', 0, 0, 0, ${event.at}, ${event.at}, ${lease?.until ?? null}, ${lease?.owner ?? null}
+    select (${ids}::text[])[t.n - ${from}], ${event.tenantId}, t.id, ${event.id}, ${event.name}, 'pending', 0, 0, 0, ${event.at}, ${event.at}, ${leaseColumns}
     from t where t.n > ${from} and t.n <= ${from + ids.length}`
   // The subscriptions in id order; under a lease with what sending needs.
   const targets = lease ? sql`coalesce(json_agg(json_build_object('id', id, 'url', url, 'secret', secret, 'headers', headers, 'retry_count', retry_count) order by n), '[]')`
@@ -81,7 +88,7 @@ async function _writeEventPg(tx: Tx, event: EventRow, lease?: Lease): Promise<Wr
   }
   if (_lastMatched.size >= 10_000 && !_lastMatched.has(event.tenantId)) _lastMatched.clear()
   _lastMatched.set(event.tenantId, matched)
-  return { hooks: found.map((w) => w.id), jobs: lease ? found.map((w, i) => _job(event, given[i]!, w, lease)) : undefined }
+  return { hooks: found.map((w) => w.id), jobs: lease ? found.flatMap((w, i) => skip?.includes(w.id) ? [] : [_job(event, given[i]!, w, lease)]) : undefined }
 }
 
 /** Per tenant, how many subscriptions its last event matched: how many delivery ids the next one sends along. */

@@ -31,6 +31,12 @@ export interface Claimed {
 export interface Lease {
   owner: string
   until: string
+  /**
+   * Subscriptions whose deliveries are written without it: paced ones that could not start an
+   * attempt now (one in flight, or in their pause). Leased, each would be given back by a
+   * statement of its own; unleased, the read their pause ends with takes it (worker.ts).
+   */
+  skip?: readonly string[]
 }
 
 /** A claimed delivery with what sending needs. */

@@ -42,7 +42,8 @@ export interface Worker {
    * The lease a transaction of `tenantId` about to queue deliveries may write them under (null
    * while the engine is behind, before the worker is ready, once it is stopping, and while that
    * tenant's last leased deliveries all had to be given back): then the commit hands them to
-   * wake() as jobs, sent at once with no claim at all.
+   * wake() as jobs, sent at once with no claim at all. It skips the tenant's paced subscriptions
+   * that cannot start an attempt now: theirs are written unleased (_unleased()).
    */
   lease(tenantId: string): Lease | null
   /**
@@ -134,6 +135,11 @@ export function startWorker(o: WorkerOptions): Worker {
   const toGiveBack: string[] = []
   /** Tenants whose last leased deliveries found no room at all; until one of their attempts ends, their commits are not leased (giving back each would cost a statement). */
   const full = new Set<string>()
+  /** Paced subscriptions by tenant, as their attempts' outcomes said: lease() skips those that cannot start an attempt now. */
+  const pacedOf = new Map<string, Set<string>>()
+  /** A look at the queue when the first pause ends of a paced subscription that commits gave unleased work (_unleased()). */
+  let pauseTimer: NodeJS.Timeout | undefined
+  let pauseTimerAt = Infinity
   const givingBack = new Set<Promise<void>>()
   let ticking: Promise<void> | undefined
   let again = false
@@ -222,11 +228,38 @@ export function startWorker(o: WorkerOptions): Worker {
 
   function lease(tenantId: string): Lease | null {
     if (stopping || behind || !started || full.has(tenantId)) return null
-    return { owner, until: new Date(o.clock.now().getTime() + leaseMs).toISOString() }
+    const l: { owner: string; until: string; skip?: string[] } = { owner, until: new Date(o.clock.now().getTime() + leaseMs).toISOString() }
+    const paced = pacedOf.get(tenantId)
+    if (paced) {
+      const skip = _blocked(tenantId, paced)
+      if (skip.length > 0) l.skip = skip
+    }
+    return l
+  }
+
+  /**
+   * The tenant's paced subscriptions that cannot start an attempt now: one in flight, or in its
+   * pause. Their deliveries are written unleased: leased, each would be given back by a statement
+   * of its own (and, on PostgreSQL, announced), once per commit for as long as they are paced.
+   */
+  function _blocked(tenantId: string, paced: Set<string>): string[] {
+    const now = performance.now()
+    const skip: string[] = []
+    for (const id of paced) {
+      const until = limits.paced.get(id)
+      if (until === undefined) paced.delete(id) // no longer paced
+      else if ((byHook.get(id) ?? 0) > 0 || until > now) skip.push(id)
+    }
+    if (paced.size === 0) pacedOf.delete(tenantId)
+    return skip
   }
 
   function wake(hint?: FreshWork): void {
-    if (hint?.jobs) return _takeLeased(hint.jobs)
+    if (hint?.jobs) {
+      _takeLeased(hint.jobs)
+      if (hint.jobs.length < hint.webhookIds.length) _unleased(hint)
+      return
+    }
     if (stopping) return handOff()
     if (!hint || hint.webhookIds.length === 0) {
       // Work queued here without naming it (a retry or replay asked over the API): also look
@@ -273,6 +306,33 @@ export function startWorker(o: WorkerOptions): Worker {
     if (back.length === 0) return
     if (back.length === jobs.length && !stopping) full.add(jobs[0]!.tenant_id)
     _handBack(back)
+  }
+
+  /**
+   * Deliveries a commit wrote unleased for paced subscriptions that could not start an attempt
+   * (lease().skip). One with an attempt in flight is read when that attempt is recorded (a
+   * failure reads the queue, and its pause ends with another read; a success ends the pacing and
+   * reads it); for the others the queue is read when the first of their pauses ends.
+   */
+  function _unleased(hint: FreshWork): void {
+    if (stopping) return handOff()
+    const leased = new Set(hint.jobs!.map((j) => j.webhook_id))
+    const now = performance.now()
+    let at = Infinity
+    for (const id of hint.webhookIds) {
+      if (leased.has(id) || (byHook.get(id) ?? 0) > 0) continue
+      at = Math.min(at, limits.paced.get(id) ?? now)
+    }
+    if (at === Infinity) return
+    if (pauseTimer && pauseTimerAt <= at) return
+    clearTimeout(pauseTimer)
+    pauseTimerAt = at
+    pauseTimer = setTimeout(() => {
+      pauseTimer = undefined
+      pauseTimerAt = Infinity
+      look()
+    }, Math.max(0, at - now))
+    pauseTimer.unref()
   }
 
   /**
@@ -503,10 +563,21 @@ export function startWorker(o: WorkerOptions): Worker {
     const outcome = _outcome(job, at, result)
     const change = limits.observe(job.webhook_id, outcome.delivered, result.durationMs, busy)
     if (change === 'paced') {
+      let paced = pacedOf.get(job.tenant_id)
+      if (!paced) {
+        if (pacedOf.size >= 10_000) pacedOf.clear() // as the limits forget (concurrency.ts): nothing is skipped then
+        pacedOf.set(job.tenant_id, (paced = new Set()))
+      }
+      paced.add(job.webhook_id)
       o.logger.warn('webhook subscription paced: its attempts keep failing; one at a time until one succeeds', {
         webhook_id: job.webhook_id, tenant_id: job.tenant_id, pause_ms: PACE_MS,
       })
-    } else if (change === 'recovered') o.logger.info('webhook subscription no longer paced: an attempt succeeded', { webhook_id: job.webhook_id, tenant_id: job.tenant_id })
+    } else if (change === 'recovered') {
+      // Commits meanwhile wrote its work unleased: the cycle that records this success reads the queue.
+      pacedOf.get(job.tenant_id)?.delete(job.webhook_id)
+      readWhenFree()
+      o.logger.info('webhook subscription no longer paced: an attempt succeeded', { webhook_id: job.webhook_id, tenant_id: job.tenant_id })
+    }
     o.observe?.(outcome.delivered ? 'delivered' : 'failed', result.durationMs / 1000)
     if (outcome.delivered) o.logger.debug('delivery attempt', { delivery_id: job.id, webhook_id: job.webhook_id, code: outcome.responseCode })
     else {
@@ -573,6 +644,7 @@ export function startWorker(o: WorkerOptions): Worker {
     async stop(graceMs = 8_000) {
       stopping = true
       clearTimeout(timer)
+      clearTimeout(pauseTimer)
       if (fresh.size > 0) handOff()
       fresh.clear()
       await claimingFresh // its jobs are given back, not started

@@ -7,6 +7,7 @@ import { withTx } from '../../src/db/tx.ts'
 import { ClaimFailed, type DeliveryStore } from '../../src/delivery/port.ts'
 import { createSender, type Sender, type SendResult } from '../../src/delivery/send.ts'
 import { startWorker, type Worker } from '../../src/delivery/worker.ts'
+import { PACE_AFTER_FAILURES, PACE_MS } from '../../src/delivery/concurrency.ts'
 import { requeueDeliveries } from '../../src/delivery/requeue.ts'
 import { emit } from '../../src/events/emit.ts'
 import { systemClock } from '../../src/lib/clock.ts'
@@ -59,9 +60,9 @@ function observed(hold?: () => Promise<void>): { store: DeliveryStore; cycles: N
   }
 }
 
-function worker(store: DeliveryStore, slots?: Parameters<typeof startWorker>[0]['slots']): Worker {
+function worker(store: DeliveryStore, slots?: Parameters<typeof startWorker>[0]['slots'], logger = createLogger('silent')): Worker {
   const w = startWorker({
-    store, clock: systemClock, logger: createLogger('silent'), userAgent: 'travelops/test', retryBaseMs: 3_600_000, timeoutMs: 5000,
+    store, clock: systemClock, logger, userAgent: 'travelops/test', retryBaseMs: 3_600_000, timeoutMs: 5000,
     sender: createSender({ timeoutMs: 5000, allowPrivate: true, userAgent: 'travelops/test', connectionsPerKey: 8 }),
     pollMs: 60_000, slots,
   })
@@ -367,5 +368,63 @@ test('an event loop held past the backstop\'s margin: the attempts\' own deadlin
   while (performance.now() < end) { /* held */ }
   await sleep(100)
   assert.equal(resets, 0, 'the deadlines that expired with the backstop\'s tick ended their attempts first')
+  await w.stop()
+})
+
+test('a paced subscription\'s deliveries are written unleased while it cannot start one: nothing is given back, the tenant\'s other deliveries are still sent at once, the paced work goes at its pause\'s end and all of it once it answers again', async () => {
+  // The paced receiver fails at once, then holds one attempt, then answers 200.
+  let mode: 'fail' | 'hold' | 'ok' = 'fail'
+  let answer!: () => void
+  const held = new Promise<void>((r) => (answer = r))
+  const paced = await receiver(async () => {
+    if (mode === 'fail') return { status: 500 }
+    if (mode === 'hold') await held
+    return { status: 200 }
+  })
+  const healthy = await receiver()
+  await env.opened.db.updateTable('webhooks').set({ active: 0 } as never).where('tenant_id', '=', env.tenantId).execute()
+  const pacedId = await insertWebhook(env.opened.db, env.tenantId, { url: paced.url, events: JSON.stringify(['order.created']) })
+  await insertWebhook(env.opened.db, env.tenantId, { url: healthy.url, events: JSON.stringify(['order.created']) })
+  const lines: string[] = []
+  const { store: inner, cycles } = observed()
+  let given = 0
+  const store: DeliveryStore = { ...inner, release: (ids, owner) => (given++, inner.release(ids, owner)) }
+  const w = worker(store, undefined, createLogger('info', (l) => lines.push(l)))
+  await until('the first cycle', () => cycles.length > 0)
+  const wake = (fresh?: FreshWork) => w.wake(fresh)
+  const attempted = () => new Set(paced.requests.map((r) => r.headers['x-webhook-id'])).size
+  let events = PACE_AFTER_FAILURES
+  await commit(PACE_AFTER_FAILURES, wake, w)
+  await until('the subscription paced', () => lines.some((l) => l.includes('webhook subscription paced') && l.includes(pacedId)), 10_000)
+  await healthy.waitFor(events)
+  await sleep(2 * PACE_MS) // what was given back before the pacing has been read again
+  const givenBefore = given
+  // Ten commits of one event each while it is paced, most within a pause, the rest beside its one attempt.
+  for (let i = 0; i < 10; i++, events++) {
+    await commit(1, wake, w)
+    await sleep(PACE_MS / 5)
+  }
+  await healthy.waitFor(events)
+  assert.equal(given - givenBefore, 0, 'no statement gave back a paced subscription\'s delivery')
+  // (The poll is a minute away: each step below is the worker's own doing.)
+  await until('its queue attempted, one a pause', () => attempted() === events, 10_000)
+  // Work committed in a pause that follows a read which found none: taken when the pause ends.
+  await sleep(PACE_MS / 4)
+  await commit(1, wake, w)
+  events++
+  await until('the work committed in a pause attempted once it ended', () => attempted() === events, 3000)
+  // An attempt in flight (its pause over, nothing else queued), commits meanwhile, then it succeeds: the rest goes at once.
+  await sleep(2 * PACE_MS)
+  mode = 'hold'
+  await commit(1, wake, w)
+  events++
+  await until('the next attempt held', () => attempted() === events, 3000)
+  for (let i = 0; i < 5; i++, events++) await commit(1, wake, w)
+  await healthy.waitFor(events)
+  mode = 'ok'
+  answer()
+  await until(`all ${events} events attempted at the paced subscription`, () => attempted() === events, 3000)
+  assert.ok(lines.some((l) => l.includes('webhook subscription no longer paced') && l.includes(pacedId)))
+  assert.equal(given - givenBefore, 0, 'nothing given back at any point while it was paced')
   await w.stop()
 })
