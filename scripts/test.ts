@@ -1,12 +1,13 @@
 // `npm test` after the type check: the whole suite on SQLite, then the API, delivery and CLI
 // tests again on PostgreSQL (TRAVELOPS_TEST_ENGINE=postgres), with test/postgres/ (several
 // serve processes, db copy) in the first pass. The PostgreSQL server is TRAVELOPS_TEST_PG_URL
-// when given, else one started here (test/helpers/pg-server.ts) and stopped at the end.
+// when given, else one started here (test/helpers/pg-server.ts) and stopped at the end, or when
+// the run is refused or interrupted.
 // Without PostgreSQL binaries the SQLite half runs and a loud warning says the other half did
 // not; TRAVELOPS_REQUIRE_PG=1 makes that a failure (.ci/run installs PostgreSQL first). The
 // dashboard's browser tests (test/dashboard/) need Debian's chromium: without it they are left
 // out with the same loud warning (TRAVELOPS_REQUIRE_BROWSER=1 makes that a failure).
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -32,27 +33,35 @@ const files = (dir: string): string[] => readdirSync(join(ROOT, dir)).flatMap((f
   return statSync(join(ROOT, path)).isDirectory() ? files(path) : f.endsWith('.test.ts') ? [path] : []
 })
 
+/** The PostgreSQL server this run started (or is starting), stopped however the run ends: a refusal, the end, Ctrl-C. */
+let server: Promise<PgServer> | undefined
+/** The test process running now. */
+let child: ChildProcess | undefined
+/** A signal came: no further test process is started. */
+let interrupted = false
+
 async function main(): Promise<number> {
-  let server: PgServer | undefined
-  let pgUrl = process.env.TRAVELOPS_TEST_PG_URL
-  if (!pgUrl) {
-    if (findPgBinDir()) {
-      server = await startPgServer()
-      pgUrl = server.url
-    } else if (process.env.TRAVELOPS_REQUIRE_PG === '1') {
-      process.stderr.write('TRAVELOPS_REQUIRE_PG=1 but no PostgreSQL server binaries were found (install Debian\'s postgresql)\n')
-      return 1
-    }
-  }
+  // Everything that refuses to run is checked before a server is started.
   const browser = hasChromium()
   if (!browser && process.env.TRAVELOPS_REQUIRE_BROWSER === '1') {
     process.stderr.write(`TRAVELOPS_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM} (install Debian's chromium)\n`)
     return 1
   }
   try {
+    let pgUrl = process.env.TRAVELOPS_TEST_PG_URL
+    if (!pgUrl) {
+      if (findPgBinDir()) {
+        server = startPgServer()
+        pgUrl = (await server).url
+      } else if (process.env.TRAVELOPS_REQUIRE_PG === '1') {
+        process.stderr.write('TRAVELOPS_REQUIRE_PG=1 but no PostgreSQL server binaries were found (install Debian\'s postgresql)\n')
+        return 1
+      }
+    }
     const all = files('test').filter((f) => !f.startsWith('test/package/') && (browser || !f.startsWith('test/dashboard/')))
     const first = pgUrl ? all : all.filter((f) => !f.startsWith('test/postgres/'))
     const sqlite = await _run('SQLite', first, { ...(pgUrl ? { TRAVELOPS_TEST_PG_URL: pgUrl } : {}) })
+    if (interrupted) return 1
     if (!browser) {
       _banner([
         `The dashboard's browser tests (test/dashboard/) were NOT run: no Chromium at ${CHROMIUM}.`,
@@ -72,14 +81,33 @@ async function main(): Promise<number> {
     const postgres = await _run('PostgreSQL', second, { TRAVELOPS_TEST_ENGINE: 'postgres', TRAVELOPS_TEST_PG_URL: pgUrl })
     return sqlite || postgres
   } finally {
-    await server?.stop()
+    await _stopServer()
   }
 }
 
+async function _stopServer(): Promise<void> {
+  const s = server
+  server = undefined
+  await (await s?.catch(() => undefined))?.stop()
+}
+
+// Interrupted (Ctrl-C, a CI timeout): the test process is ended first, then the server is stopped.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    interrupted = true
+    const running = child
+    const ended = running && running.exitCode === null && running.signalCode === null
+      ? new Promise<void>((r) => { running.once('exit', () => r()); running.kill(signal) })
+      : Promise.resolve()
+    void ended.then(_stopServer).finally(() => process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1)))
+  })
+}
+
 function _run(engine: string, list: string[], env: Record<string, string>): Promise<number> {
+  if (interrupted) return Promise.resolve(1)
   process.stdout.write(`\n# ${engine}: ${list.length} test files\n`)
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...list], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } })
+    child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...list], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } })
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
   })
 }

@@ -1,0 +1,50 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { chmodSync, mkdtempSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { findPgBinDir } from './pg-server.ts'
+
+// `npm test`'s runner (scripts/test.ts) run by a test: it starts a PostgreSQL server of its own
+// when none is given, and must stop it however the run ends.
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+export interface RunnerRun {
+  proc: ChildProcess
+  /** Its TMPDIR, of its own: where its server's directory is made. */
+  tmp: string
+  /** Its exit code (-1: ended by a signal). */
+  exited: Promise<number>
+  output(): string
+}
+
+/** scripts/test.ts with `env`, given no PostgreSQL server (it starts its own when it can). */
+export function startRunner(env: Record<string, string>): RunnerRun {
+  const tmp = mkdtempSync(join(tmpdir(), 'suite-runner-'))
+  chmodSync(tmp, 0o755) // the server's own directory in it belongs to the postgres user
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, ...env }
+  delete childEnv.TRAVELOPS_TEST_PG_URL
+  delete childEnv.TRAVELOPS_TEST_ENGINE
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'test.ts')], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  proc.stdout!.on('data', (d: Buffer) => { out += d })
+  proc.stderr!.on('data', (d: Buffer) => { out += d })
+  const exited = new Promise<number>((resolve) => proc.once('exit', (code) => resolve(code ?? -1)))
+  return { proc, tmp, exited, output: () => out }
+}
+
+/** The run's PostgreSQL server directories and processes still there; every server found is stopped (the machine is left clean either way). */
+export function leftServers(tmp: string): string[] {
+  const dirs = readdirSync(tmp).filter((d) => d.startsWith('travelops-pg-'))
+  const running = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((a) => a.includes(tmp) && a.includes('postgres'))
+  const bin = findPgBinDir()
+  for (const d of dirs) {
+    try {
+      const pgCtl = [join(bin!, 'pg_ctl'), '-D', join(tmp, d, 'data'), '-m', 'immediate', '-w', 'stop']
+      if (process.getuid?.() === 0) execFileSync('runuser', ['-u', 'postgres', '--', ...pgCtl], { stdio: 'ignore' })
+      else execFileSync(pgCtl[0]!, pgCtl.slice(1), { stdio: 'ignore' })
+    } catch { /* not running */ }
+  }
+  return [...dirs, ...running]
+}
