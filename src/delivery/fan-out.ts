@@ -34,12 +34,13 @@ export async function writeEvent(tx: Tx, event: EventRow, lease?: Lease | null):
   const targets = (await _subscriptions(tx, event.tenantId)).filter((w) => _wants(w.events, event.name))
   await insertEvent(tx, event.id, event.tenantId, event.name, event.payload, event.at)
   const ids = targets.map(() => newId('del'))
-  const leased = (w: Target) => lease && !lease.skip?.includes(w.id)
+  const jobs: Job[] | undefined = lease ? [] : undefined
   for (const [i, w] of targets.entries()) {
-    const l = leased(w) ? lease : null
+    const l = lease && !lease.skip?.includes(w.id) ? lease : null
     await insertDelivery(tx, ids[i]!, event.tenantId, w.id, event.id, event.name, event.at, l?.until ?? null, l?.owner ?? null)
+    if (l) jobs!.push(_job(event, ids[i]!, w, l))
   }
-  return { hooks: targets.map((w) => w.id), jobs: lease ? targets.flatMap((w, i) => leased(w) ? [_job(event, ids[i]!, w, lease)] : []) : undefined }
+  return { hooks: targets.map((w) => w.id), jobs }
 }
 
 interface EventRow { id: string; tenantId: string; name: string; at: string; payload: string }
