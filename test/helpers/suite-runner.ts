@@ -23,9 +23,10 @@ export interface RunnerRun {
 export function startRunner(env: Record<string, string>): RunnerRun {
   const tmp = mkdtempSync(join(tmpdir(), 'suite-runner-'))
   chmodSync(tmp, 0o755) // the server's own directory in it belongs to the postgres user
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, ...env }
-  delete childEnv.TRAVELOPS_TEST_PG_URL
-  delete childEnv.TRAVELOPS_TEST_ENGINE
+  // Nothing of the suite's own run (npm test under CI sets TRAVELOPS_REQUIRE_BROWSER=1, say): only `env`.
+  const childEnv: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of ['TRAVELOPS_TEST_PG_URL', 'TRAVELOPS_TEST_ENGINE', 'TRAVELOPS_REQUIRE_BROWSER', 'TRAVELOPS_REQUIRE_PG', 'TRAVELOPS_CHROMIUM']) delete childEnv[name]
+  Object.assign(childEnv, { TMPDIR: tmp }, env)
   const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'test.ts')], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   proc.stdout!.on('data', (d: Buffer) => { out += d })
