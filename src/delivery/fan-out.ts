@@ -21,7 +21,7 @@ interface Target { id: string; url: string; secret: string; headers: string; ret
  * deliveries are written already leased to that worker and come back as its jobs, with what
  * sending needs (the subscription's url, secret, headers): once the transaction commits the
  * worker sends them at once, with no claim in between (worker.ts) — all but those of the
- * subscriptions the lease skips (paced ones that cannot start an attempt now), written unleased,
+ * subscriptions the lease skips (those that cannot start an attempt now), written unleased,
  * with no job. Without one, the worker's
  * fast path claims from the subscriptions returned. On SQLite a statement per row (each is a
  * cached statement run in-process), the subscriptions matched here; on PostgreSQL, where each

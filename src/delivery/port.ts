@@ -32,9 +32,9 @@ export interface Lease {
   owner: string
   until: string
   /**
-   * Subscriptions whose deliveries are written without it: paced ones that could not start an
-   * attempt now (one in flight, or in their pause). Leased, each would be given back by a
-   * statement of its own; unleased, the read their pause ends with takes it (worker.ts).
+   * Subscriptions whose deliveries are written without it: those that cannot start an attempt
+   * now (at their limit, or paced and in their pause). Leased, each would be given back by a
+   * statement of its own; unleased, a read of the queue takes them when they can (worker.ts).
    */
   skip?: readonly string[]
 }

@@ -42,8 +42,9 @@ export interface Worker {
    * The lease a transaction of `tenantId` about to queue deliveries may write them under (null
    * while the engine is behind, before the worker is ready, once it is stopping, and while that
    * tenant's last leased deliveries all had to be given back): then the commit hands them to
-   * wake() as jobs, sent at once with no claim at all. It skips the tenant's paced subscriptions
-   * that cannot start an attempt now: theirs are written unleased (_unleased()).
+   * wake() as jobs, sent at once with no claim at all. It skips the tenant's subscriptions that
+   * cannot start an attempt now (at their limit, or paced and in their pause): theirs are written
+   * unleased (_unleased()).
    */
   lease(tenantId: string): Lease | null
   /**
@@ -135,8 +136,10 @@ export function startWorker(o: WorkerOptions): Worker {
   const toGiveBack: string[] = []
   /** Tenants whose last leased deliveries found no room at all; until one of their attempts ends, their commits are not leased (giving back each would cost a statement). */
   const full = new Set<string>()
-  /** Paced subscriptions by tenant, as their attempts' outcomes said: lease() skips those that cannot start an attempt now. */
+  /** Paced subscriptions by tenant, as their attempts' outcomes said: lease() skips those in their pause. */
   const pacedOf = new Map<string, Set<string>>()
+  /** Subscriptions with attempts in flight or slots reserved, by tenant: lease() skips those at their limit. */
+  const busyOf = new Map<string, Set<string>>()
   /** A look at the queue when the first pause ends of a paced subscription that commits gave unleased work (_unleased()). */
   let pauseTimer: NodeJS.Timeout | undefined
   let pauseTimerAt = Infinity
@@ -229,28 +232,31 @@ export function startWorker(o: WorkerOptions): Worker {
   function lease(tenantId: string): Lease | null {
     if (stopping || behind || !started || full.has(tenantId)) return null
     const l: { owner: string; until: string; skip?: string[] } = { owner, until: new Date(o.clock.now().getTime() + leaseMs).toISOString() }
-    const paced = pacedOf.get(tenantId)
-    if (paced) {
-      const skip = _blocked(tenantId, paced)
-      if (skip.length > 0) l.skip = skip
-    }
+    const skip = _blocked(tenantId)
+    if (skip) l.skip = skip
     return l
   }
 
   /**
-   * The tenant's paced subscriptions that cannot start an attempt now: one in flight, or in its
-   * pause. Their deliveries are written unleased: leased, each would be given back by a statement
-   * of its own (and, on PostgreSQL, announced), once per commit for as long as they are paced.
+   * The tenant's subscriptions that cannot start an attempt now: at their limit (a paced one with
+   * its one attempt in flight included), or paced and in their pause. Their deliveries are
+   * written unleased: leased, each would be given back by a statement of its own, once per commit
+   * for as long as the receiver is slow or failing.
    */
-  function _blocked(tenantId: string, paced: Set<string>): string[] {
-    const now = performance.now()
-    const skip: string[] = []
-    for (const id of paced) {
-      const until = limits.paced.get(id)
-      if (until === undefined) paced.delete(id) // no longer paced
-      else if ((byHook.get(id) ?? 0) > 0 || until > now) skip.push(id)
+  function _blocked(tenantId: string): string[] | undefined {
+    let skip: string[] | undefined
+    const busy = busyOf.get(tenantId)
+    if (busy) for (const id of busy) if (byHook.get(id)! >= limits.limit(id)) (skip ??= []).push(id)
+    const paced = pacedOf.get(tenantId)
+    if (paced) {
+      const now = performance.now()
+      for (const id of paced) {
+        const until = limits.paced.get(id)
+        if (until === undefined) paced.delete(id) // no longer paced
+        else if (until > now && !byHook.has(id)) (skip ??= []).push(id)
+      }
+      if (paced.size === 0) pacedOf.delete(tenantId)
     }
-    if (paced.size === 0) pacedOf.delete(tenantId)
     return skip
   }
 
@@ -309,19 +315,28 @@ export function startWorker(o: WorkerOptions): Worker {
   }
 
   /**
-   * Deliveries a commit wrote unleased for paced subscriptions that could not start an attempt
-   * (lease().skip). One with an attempt in flight is read when that attempt is recorded (a
-   * failure reads the queue, and its pause ends with another read; a success ends the pacing and
-   * reads it); for the others the queue is read when the first of their pauses ends.
+   * Deliveries a commit wrote unleased for subscriptions that could not start an attempt
+   * (lease().skip). A paced one with its attempt in flight is read when that attempt is recorded
+   * (a failure reads the queue, and its pause ends with another read; a success ends the pacing
+   * and reads it); one at its limit is read by the cycle that records its next answer, and
+   * announced to the other processes, as given-back work is; for the others the queue is read
+   * when the first of their pauses ends (at once if none is pausing any more).
    */
   function _unleased(hint: FreshWork): void {
     if (stopping) return handOff()
     const leased = new Set(hint.jobs!.map((j) => j.webhook_id))
     const now = performance.now()
     let at = Infinity
+    let read = false
     for (const id of hint.webhookIds) {
-      if (leased.has(id) || (byHook.get(id) ?? 0) > 0) continue
-      at = Math.min(at, limits.paced.get(id) ?? now)
+      if (leased.has(id)) continue
+      const until = limits.paced.get(id)
+      if (!byHook.has(id)) at = Math.min(at, until ?? now)
+      else if (until === undefined) read = true
+    }
+    if (read) {
+      readWhenFree()
+      handOff()
     }
     if (at === Infinity) return
     if (pauseTimer && pauseTimerAt <= at) return
@@ -533,6 +548,11 @@ export function startWorker(o: WorkerOptions): Worker {
       if (v > 0) map.set(key, v)
       else map.delete(key)
     }
+    let busy = busyOf.get(tenant)
+    if (byHook.has(hook)) {
+      if (!busy) busyOf.set(tenant, (busy = new Set()))
+      busy.add(hook)
+    } else if (busy?.delete(hook) && busy.size === 0) busyOf.delete(tenant)
   }
 
   async function _attempt(entry: Running): Promise<void> {

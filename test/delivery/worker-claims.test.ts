@@ -428,3 +428,34 @@ test('a paced subscription\'s deliveries are written unleased while it cannot st
   assert.equal(given - givenBefore, 0, 'nothing given back at any point while it was paced')
   await w.stop()
 })
+
+test('a subscription at its limit has its commits\' deliveries written unleased: nothing is given back, the tenant\'s other subscription is sent at once, and they go as its answers come in', async () => {
+  const { rx: held, release, peak } = await gated()
+  const healthy = await receiver()
+  await env.opened.db.updateTable('webhooks').set({ active: 0 } as never).where('tenant_id', '=', env.tenantId).execute()
+  await insertWebhook(env.opened.db, env.tenantId, { url: held.url, events: JSON.stringify(['order.created']) })
+  await insertWebhook(env.opened.db, env.tenantId, { url: healthy.url, events: JSON.stringify(['order.created']) })
+  const { store: inner, cycles, announced } = observed()
+  let given = 0
+  const store: DeliveryStore = { ...inner, release: (ids, owner) => (given++, inner.release(ids, owner)) }
+  const w = worker(store, { perHook: 1, maxPerHook: 1 })
+  await until('the first cycle', () => cycles.length > 0)
+  const wake = (fresh?: FreshWork) => w.wake(fresh)
+  await commit(1, wake, w)
+  await held.waitFor(1) // its one slot taken until the receiver answers
+  await healthy.waitFor(1)
+  for (let i = 0; i < 5; i++) {
+    await commit(1, wake, w)
+    await sleep(10)
+  }
+  await healthy.waitFor(6)
+  assert.equal(given, 0, 'no statement gave back a delivery of the subscription at its limit')
+  assert.equal(held.requests.length, 1)
+  assert.ok(announced.count > 0, 'what this process cannot take now is announced to the others')
+  release()
+  // (The poll is a minute away: the cycles that record its answers read the queue.)
+  await held.waitFor(6, 5000)
+  assert.equal(peak(), 1, 'never more than its limit at the receiver')
+  assert.equal(given, 0)
+  await w.stop()
+})
