@@ -9,6 +9,7 @@
 // out with the same loud warning (TRAVELOPS_REQUIRE_BROWSER=1 makes that a failure).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
+import { constants } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { findPgBinDir, startPgServer, type PgServer } from '../test/helpers/pg-server.ts'
@@ -99,7 +100,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const ended = running && running.exitCode === null && running.signalCode === null
       ? new Promise<void>((r) => { running.once('exit', () => r()); running.kill(signal) })
       : Promise.resolve()
-    void ended.then(_stopServer).finally(() => process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1)))
+    void ended.then(_stopServer).finally(() => process.exit(128 + constants.signals[signal]))
   })
 }
 
