@@ -10,10 +10,15 @@ export const hasChromium = () => existsSync(CHROMIUM)
 /** Where the tests write screenshots (ignored by git). */
 export const SCREENSHOTS = fileURLToPath(new URL('../../test-output/screenshots/', import.meta.url))
 
-/** Headless Chromium with a fresh profile (playwright gives each launch a new temporary user-data-dir). */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Headless Chromium with a fresh profile (playwright gives each launch a new temporary user-data-dir).
+ * A missing binary is refused here: playwright would make its artifacts and profile directories
+ * in the temporary directory first, and leave them there when it found no browser.
+ */
+export async function launchChromium(executablePath = CHROMIUM): Promise<Browser> {
+  if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}: install Debian's chromium package (or set TRAVELOPS_CHROMIUM to a Chromium binary)`)
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage'],
   })
