@@ -109,7 +109,9 @@ describe('webhook stats from attempt_stats', { concurrency: false }, () => {
       assert.deepEqual(read.answer, expected(all, q))
       if (read.rows !== undefined) assert.ok(read.rows <= edges, `${read.rows} attempt rows read for ${JSON.stringify(q)}; the edges hold ${edges}`)
       if (edges === 0) assert.deepEqual(read.attemptScans, [], 'no access to delivery_attempts at all')
-      else assert.ok(read.attemptScans.length > 0 && read.attemptScans.every((s) => !/Seq Scan|SCAN a\b/.test(s)), `through the index on (tenant_id, at): ${read.attemptScans.join('; ')}`)
+      // From the index alone: an attempt's row holds its answer's body (up to 4 KB), and reading
+      // those rows made an edge of 67,000 attempts with 1 KB bodies take 0.6 s on SQLite (25 ms from the index).
+      else assert.ok(read.attemptScans.length > 0 && read.attemptScans.every((s) => /COVERING INDEX|Index Only Scan/.test(s)), `from the index on (tenant_id, at, duration_ms, response_code) alone: ${read.attemptScans.join('; ')}`)
     }
   })
 
@@ -148,7 +150,14 @@ async function attemptRowsRead(q: Query, now: number): Promise<{ answer: StatsRo
   assert.equal(seen.length, 1, 'one statement')
   const compiled = env.opened.db.getExecutor().compileQuery(seen[0]!, createQueryId())
   if (env.opened.engine === 'postgres') {
-    const plan = (await env.opened.db.executeQuery<{ 'QUERY PLAN': unknown }>(CompiledQuery.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${compiled.sql}`, [...compiled.parameters]))).rows[0]!['QUERY PLAN']
+    // An index-only scan needs the table's pages marked all-visible, as autovacuum leaves a table
+    // that is written to; and a table this small is read whole unless told otherwise.
+    await env.opened.db.executeQuery(CompiledQuery.raw('VACUUM delivery_attempts'))
+    const plan = await env.opened.db.transaction().execute(async (tx) => {
+      await tx.executeQuery(CompiledQuery.raw('SET LOCAL enable_seqscan = off'))
+      await tx.executeQuery(CompiledQuery.raw('SET LOCAL enable_bitmapscan = off'))
+      return (await tx.executeQuery<{ 'QUERY PLAN': unknown }>(CompiledQuery.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${compiled.sql}`, [...compiled.parameters]))).rows[0]!['QUERY PLAN']
+    })
     const nodes: { 'Relation Name'?: string; 'Node Type': string; 'Index Name'?: string; 'Actual Rows': number; 'Actual Loops': number }[] = []
     const walk = (n: any) => { nodes.push(n); for (const c of n.Plans ?? []) walk(c) }
     walk((plan as any)[0].Plan)

@@ -58,8 +58,9 @@ test('0013 on SQLite sums the attempts already there', () => {
     const files = loadMigrationFiles()
     migrate(db, files.filter((f) => f.name < '0013'))
     for (const [t, r] of rows()) db.prepare(`INSERT INTO ${t} (${Object.keys(r).join(', ')}) VALUES (${Object.keys(r).map(() => '?').join(', ')})`).run(...Object.values(r))
-    assert.deepEqual(migrate(db, files), ['0013_attempt_rollup.sql'])
+    assert.deepEqual(migrate(db, files.filter((f) => f.name < '0014')), ['0013_attempt_rollup.sql'])
     assert.deepEqual(asMap(db.prepare('SELECT * FROM attempt_stats').all() as never), expected())
+    assert.ok(migrate(db, files).length > 0) // the later ones, on the same rows
     db.close()
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -73,7 +74,8 @@ test('0013 on PostgreSQL sums the attempts already there', async () => {
     const files = loadMigrationFiles('postgres')
     await migratePostgres(db, files.filter((f) => f.name < '0013'))
     for (const [t, r] of rows()) await db.insertInto(t as never).values(r as never).execute()
-    assert.deepEqual(await migratePostgres(db, files), ['0013_attempt_rollup.sql'])
+    assert.deepEqual(await migratePostgres(db, files.filter((f) => f.name < '0014')), ['0013_attempt_rollup.sql'])
+    assert.ok((await migratePostgres(db, files)).length > 0) // the later ones, on the same rows
   } finally {
     await db.destroy()
   }
