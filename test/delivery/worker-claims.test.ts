@@ -393,12 +393,12 @@ test('a paced subscription\'s deliveries are written unleased while it cannot st
   await until('the first cycle', () => cycles.length > 0)
   const wake = (fresh?: FreshWork) => w.wake(fresh)
   const attempted = () => new Set(paced.requests.map((r) => r.headers['x-webhook-id'])).size
-  // Whether each commit's lease left the paced subscription out. One taken while it could start an
+  // Whether each commit's lease left the paced subscription out. A lease taken less than a pause
+  // after the paced receiver's last request (each one fails) is taken while that attempt is in
+  // flight or in the pause after it: it must leave it out. One taken while it could start an
   // attempt (its pause over, none in flight) includes it; if a read starts its attempt (or one
   // fails and a pause begins) before that commit is done — on PostgreSQL the commit is round trips
   // away — the leased delivery has no room and is given back, as designed. Only those may be.
-  // A lease taken less than a pause after the paced receiver's last request (each one fails) is
-  // taken while that attempt is in flight or in the pause after it: it must leave it out.
   let leftOut = false
   let leftOutCount = 0
   let inPause = false
@@ -416,7 +416,7 @@ test('a paced subscription\'s deliveries are written unleased while it cannot st
   await healthy.waitFor(events)
   await sleep(2 * PACE_MS) // what was given back before the pacing has been read again
   // Ten commits of one event each while it is paced, most within a pause, the rest beside its one
-  // attempt; a give-back (it runs on the turn after the commit's) belongs to the commit before it.
+  // attempt; a commit's give-back runs on the turn after it, within that commit's step here.
   let inPauses = 0
   for (let i = 0; i < 10; i++, events++) {
     const g = given
