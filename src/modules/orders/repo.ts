@@ -47,8 +47,7 @@ export interface OrderFilter {
 /**
  * Newest first, keyset-paged on the id; fetches limit + 1 to know whether more follow. A status
  * or a customer alone is one index range (`orders_tenant_status`, `orders_tenant_customer`); a
- * time range or two filters at once are read in windows under the scan budget (db/page-rows.ts),
- * created_at compared in the index read (each ends with it: migrations/0015), not in each row.
+ * time range or two filters at once are read in windows under the scan budget (db/page-rows.ts).
  */
 export function listOrders(db: Db, tenantId: string, f: OrderFilter): Promise<PageRows<OrderRow>> {
   const eq: string[] = _FILTERS.filter((k) => f[k]).map((k) => _COLUMN[k])
@@ -73,14 +72,13 @@ function _listPart(db: Db, tenantId: string, f: OrderFilter, after: string | und
   if (!query) {
     // One compiled query per combination of filters, each given filter one value of it.
     query = compiled((db, tenantId: string, limit: number, ...values: string[]) =>
-      orderListQuery(db, tenantId, Object.fromEntries(present.map((k, i) => [k, values[i]])), limit))
+      _list(db, tenantId, Object.fromEntries(present.map((k, i) => [k, values[i]])), limit))
     _lists.set(shape, query)
   }
   return query(db, tenantId, n, ...present.map((k) => values[k]!))
 }
 
-/** One part of a list's read, as _listPart() compiles it for its combination of filters. @internal exported for tests */
-export function orderListQuery(db: Db, tenantId: string, f: _Filters, limit: number) {
+function _list(db: Db, tenantId: string, f: _Filters, limit: number) {
   let q = db.selectFrom('orders').selectAll().where('tenant_id', '=', tenantId)
   if (f.status) q = q.where('status', '=', f.status)
   if (f.customerId) q = q.where('customer_id', '=', f.customerId)
