@@ -17,9 +17,20 @@ const _FIRST = 21
  * or deliveries, where such a list held every other tenant's requests for 0.3–0.8 s before.
  */
 export const SCAN_BUDGET = 100_000
-/** The first window of records looked at, and the largest: windows double from one to the other, and other requests run between two. */
+/**
+ * The first window of records looked at, and the largest: windows double from one to the other,
+ * and other requests run between two — as long as a window's reads take under WINDOW_MS.
+ */
 const _WINDOW_FIRST = 1_000
 const _WINDOW_MOST = 16_000
+/**
+ * What one window's reads should take at most. A filter reads each record of the window (a time
+ * range compares `created_at`, stored after an order's items): with near-maximal records (tens of
+ * KB each) a window of 16,000 took SQLite 120–160 ms, which held every other request. So the next
+ * window is sized by how long the last one took, down to _WINDOW_LEAST records.
+ */
+export const WINDOW_MS = 10
+const _WINDOW_LEAST = 250
 
 /** Rows read for one page, newest first. `resume`: the page stopped at the scan budget; the next one reads ids below this. */
 export type PageRows<R> = R[] & { resume?: string }
@@ -42,11 +53,12 @@ export type WindowFloor = (after: string | undefined, k: number) => Promise<stri
  *
  * With `windows` (a list whose filters no index serves in id order), every read is bounded
  * below by a floor (`read`'s third argument: only ids ≥ floor) so that no query looks at more than
- * one window of records, and the page stops after SCAN_BUDGET records (`resume`).
+ * one window of records, and the page stops after SCAN_BUDGET records (`resume`). `now` (ms) times
+ * each window's reads, which size the next window.
  */
 export async function readPageRows<R extends { id: string }>(
   limit: number, after: string | undefined, read: (after: string | undefined, n: number, floor?: string) => Promise<R[]>,
-  windows?: WindowFloor,
+  windows?: WindowFloor, now: () => number = performance.now.bind(performance),
 ): Promise<PageRows<R>> {
   if (_turns.taken) await _nextTurn()
   const rows: PageRows<R> = []
@@ -55,6 +67,7 @@ export async function readPageRows<R extends { id: string }>(
   let size = _WINDOW_FIRST
   let counted = size
   let floor = windows ? await windows(cursor, size) : undefined
+  let started = windows ? now() : 0
   for (;;) {
     const want = limit + 1 - rows.length
     const n = rows.length === 0 && want <= _FIRST ? want : Math.min(want, _CHUNK)
@@ -74,11 +87,19 @@ export async function readPageRows<R extends { id: string }>(
       return _done(rows)
     }
     cursor = floor
+    const took = now() - started
     await new Promise((resolve) => setImmediate(resolve))
-    size = Math.min(size * 2, _WINDOW_MOST, SCAN_BUDGET - counted)
+    size = Math.min(_nextWindow(size, took), SCAN_BUDGET - counted)
     counted += size
     floor = await windows(cursor, size)
+    started = now()
   }
+}
+
+/** The next window after one of `size` records whose reads took `took` ms: twice as many, or as many as WINDOW_MS would read at that pace. */
+function _nextWindow(size: number, took: number): number {
+  const paced = took > 0 ? Math.floor((size * WINDOW_MS) / took) : Infinity
+  return Math.max(_WINDOW_LEAST, Math.min(size * 2, paced, _WINDOW_MOST))
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { readPageRows, SCAN_BUDGET, type WindowFloor } from '../../src/db/page-rows.ts'
+import { readPageRows, SCAN_BUDGET, WINDOW_MS, type WindowFloor } from '../../src/db/page-rows.ts'
 import { toPage } from '../../src/http/pagination.ts'
 
 // readPageRows() over a table held in memory: ids in descending order, a filter no index serves.
@@ -107,6 +107,53 @@ describe('readPageRows in windows (a filter no index serves)', () => {
         assert.ok(looked.every((k) => k <= SCAN_BUDGET + limit + 1), `records looked at per page: ${looked}`)
       },
     ), { numRuns: 60 })
+  })
+
+  it('sizes each window by how long the last one took, so that long records never hold the others for long', async () => {
+    // A clock of the test's: looking at a record costs `cost` ms (a filter on created_at walks an
+    // order's items first: tens of KB read per record at most). The first window has no pace to go by.
+    const run = async (cost: number, n: number, match: (i: number) => boolean) => {
+      const rows = table(n, match)
+      const s = statements(rows)
+      let t = 0
+      const sizes: number[] = []
+      const took: number[] = []
+      let since = 0
+      const read: typeof s.read = async (after, k, floor) => {
+        const before = s.seen.read
+        const got = await s.read(after, k, floor)
+        t += (s.seen.read - before) * cost
+        return got
+      }
+      const windows: WindowFloor = async (after, k) => {
+        if (sizes.length > 0) took.push(t - since)
+        sizes.push(k)
+        since = t
+        return s.windows(after, k)
+      }
+      const ids: string[] = []
+      let cursor: string | undefined
+      for (;;) {
+        const page = toPage(await readPageRows(20, cursor, read, windows, () => t), 20, (r) => r)
+        ids.push(...page.data.map((r) => r.id))
+        if (!page.next_cursor) break
+        cursor = JSON.parse(Buffer.from(page.next_cursor, 'base64url').toString()).after
+      }
+      assert.deepEqual(ids, rows.filter((r) => r.match).map((r) => r.id))
+      return { sizes, took }
+    }
+    // 40 µs a record: a window of 16,000 would take 640 ms.
+    const slow = await run(0.04, SCAN_BUDGET + 30_000, (i) => i % 997 === 0)
+    assert.equal(slow.took[0], 1_000 * 0.04, 'the first window of a page: 1,000 records')
+    for (const [i, ms] of slow.took.entries()) {
+      if (slow.sizes[i] !== 1_000) assert.ok(ms <= WINDOW_MS * 2, `window ${i} of ${slow.sizes[i]} records took ${ms} ms`)
+    }
+    // A record that costs nothing measurable: windows double up to 16,000, as before.
+    const fast = await run(0, SCAN_BUDGET + 30_000, (i) => i % 997 === 0)
+    assert.deepEqual(fast.sizes.slice(0, 5), [1_000, 2_000, 4_000, 8_000, 16_000])
+    // Records so long that even the least window takes longer than WINDOW_MS: it stays at the least, and paging goes on.
+    const slowest = await run(1, 30_000, (i) => i % 4_999 === 0)
+    assert.ok(Math.min(...slowest.sizes) >= 100 && slowest.sizes.slice(1).every((k) => k <= 1_000), `windows ${slowest.sizes}`)
   })
 
   it('reads without windows as before: one query for a served filter', async () => {
