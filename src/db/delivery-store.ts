@@ -1,6 +1,7 @@
 import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
 import { SQLITE_ADD_STATS, statsDeltas } from './attempt-stats.ts'
 import type { Db } from './connect.ts'
+import { DROP_BATCH, dropQueue, SQLITE_DROP_BATCH } from './drop-queue.ts'
 import { exclusive, type SyncDb } from './exclusive.ts'
 
 /**
@@ -25,6 +26,7 @@ export function sqliteDeliveryStore(db: Db, health: HealthPolicy = { disableAfte
       await exclusive(db, (q) => q.run(`UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_by = ? AND id IN (SELECT value FROM json_each(?))`,
         owner, JSON.stringify(ids)), { write: true })
     },
+    dropQueue: (tenantId, webhookId) => dropQueue(db, tenantId, webhookId),
   }
 }
 
@@ -98,8 +100,7 @@ function _health(q: SyncDb, o: Outcome, health: HealthPolicy, hook: _Hook): Disa
   if (!reason) return undefined
   q.run('UPDATE webhooks SET active = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ?', o.at, reason, o.at, id)
   hook.active = false
-  q.run(`UPDATE OR FAIL deliveries SET due_at = NULL, next_retry_at = NULL, manual = 0,
-    status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END WHERE webhook_id = ? AND due_at IS NOT NULL`, id)
+  q.run(SQLITE_DROP_BATCH, id, o.job.tenant_id, id) // the first batch of its queue; the worker drops the rest (dropQueue())
   return { webhook_id: id, tenant_id: o.job.tenant_id, reason }
 }
 
@@ -125,9 +126,10 @@ function _queuedHooks(q: SyncDb, now: string): QueuedHook[] {
 
 /**
  * Up to `limit` due, unleased deliveries of one subscription, oldest due first, with what
- * sending needs; none if the subscription is no longer active (its due ones are dropped).
+ * sending needs; none if the subscription is no longer active (its due ones are dropped, at most
+ * DROP_BATCH a cycle: the drop that made it inactive takes care of its whole queue).
  *
- * Every statement here that drops a subscription's whole queue is `UPDATE OR FAIL`: inside a
+ * Every statement here that drops a subscription's queue is `UPDATE OR FAIL`: inside a
  * transaction SQLite otherwise keeps a statement journal (in memory: temp_store=MEMORY) of every
  * page the statement changes, so that a CHECK failing halfway could undo only that statement —
  * +24 MB of RSS for 10,000 queued deliveries (BENCHMARKS.md, "Failing subscriptions paced").
@@ -142,7 +144,7 @@ function _claim(q: SyncDb, webhookId: string, limit: number, c: Claim): Job[] {
   const dueArgs = exclude ? [webhookId, c.now, c.now, JSON.stringify(exclude)] : [webhookId, c.now, c.now]
   if (!h || h.active !== 1 || h.deleted_at !== null) {
     q.run(`UPDATE OR FAIL deliveries SET due_at = NULL, next_retry_at = NULL, manual = 0, locked_until = NULL, locked_by = NULL,
-      status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END WHERE ${due}`, ...dueArgs)
+      status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END WHERE id IN (SELECT id FROM deliveries WHERE ${due} LIMIT ${DROP_BATCH})`, ...dueArgs)
     return []
   }
   const claimed = q.all<Claimed>(`

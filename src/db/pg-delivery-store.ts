@@ -4,6 +4,7 @@ import pg from 'pg'
 import { ClaimFailed, READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
 import { statsDeltas, type StatsDelta } from './attempt-stats.ts'
 import { deliveryDbOf } from './connect.ts'
+import { DROP_BATCH, dropQueue, pgDropBatch } from './drop-queue.ts'
 import { rerunRetryable } from './pg-common.ts'
 import { storedHeaders } from './delivery-store.ts'
 import type { Database } from './schema.ts'
@@ -43,6 +44,7 @@ export function pgDeliveryStore(opened: Db, url: string, health: HealthPolicy = 
         where locked_by = ${owner} and id = any(${ids}) for update skip locked))`.execute(db)
     },
     release: (ids, owner) => _release(db, ids, owner),
+    dropQueue: (tenantId, webhookId) => dropQueue(opened, tenantId, webhookId),
     // One connection of its own, outside the pool, for as long as the worker runs.
     listen: async (wake) => {
       const client = new pg.Client({ connectionString: url, application_name: 'travelops listen' })
@@ -147,8 +149,7 @@ async function _health(tx: Tx, o: Outcome, health: HealthPolicy): Promise<Disabl
       : undefined
   if (!reason) return undefined
   await sql`update webhooks set active = 0, disabled_at = ${o.at}, disabled_reason = ${reason}, updated_at = ${o.at} where id = ${id}`.execute(tx)
-  await sql`update deliveries set due_at = null, next_retry_at = null, manual = 0,
-    status = case when status = 'pending' then 'failed' else status end where webhook_id = ${id} and due_at is not null`.execute(tx)
+  await pgDropBatch(tx, o.job.tenant_id, id) // the first batch of its queue; the worker drops the rest (dropQueue())
   return { webhook_id: id, tenant_id: o.job.tenant_id, reason }
 }
 
@@ -179,7 +180,8 @@ export async function queuedHooks(db: Db | Tx, now: string): Promise<QueuedHook[
  * each live subscription's limit of due, unleased deliveries (each one's oldest first, `FOR
  * UPDATE SKIP LOCKED`), returned with their events and their subscription's url, secret, headers
  * and retry count. A planned subscription that is no longer active has its due deliveries dropped
- * by the same statement instead (nothing sent; never-attempted ones end `failed`). `recorded`:
+ * by the same statement instead (nothing sent; never-attempted ones end `failed`), at most
+ * DROP_BATCH a cycle (the drop that made it inactive takes care of its whole queue). `recorded`:
  * deliveries whose outcome is being recorded beside this claim, left alone, as are `c.exclude`.
  */
 async function _claimAll(db: Db | Tx, plan: { webhook_id: string; limit: number }[], c: Claim, recorded: string[] = []): Promise<Job[]> {
@@ -214,7 +216,7 @@ export async function claimRows(db: Db | Tx, wanted: { webhook_id: string; limit
         status = case when status = 'pending' then 'failed' else status end
       where id = any(array(select d.id from hooks h join deliveries d on d.webhook_id = h.id where not h.live
         and d.due_at is not null and d.due_at <= ${c.now} and (d.locked_until is null or d.locked_until < ${c.now})
-        and d.id <> all(${recording}::text[]) for update of d skip locked))),
+        and d.id <> all(${recording}::text[]) limit ${sql.lit(DROP_BATCH)} for update of d skip locked))),
     c as (update deliveries set locked_until = ${c.leaseUntil}, locked_by = ${c.owner}
       where id = any(array(select due.id from hooks h cross join lateral (select id from deliveries where webhook_id = h.id
         and due_at is not null and due_at <= ${c.now} and (locked_until is null or locked_until < ${c.now}) and id <> all(${recording}::text[])

@@ -127,7 +127,8 @@ export class ClaimFailed extends Error {
  * the subscription's `failing_since`; a failure sets it if unset; a 410 answer disables the
  * subscription at once (`gone`), and a failure when `failing_since` is at least
  * `disableAfterMs` old disables it (`failing`; 0 = never). Disabling makes it inactive, sets
- * `disabled_at`/`disabled_reason` and drops its queued work like a deactivation does.
+ * `disabled_at`/`disabled_reason` and drops the first DROP_BATCH of its queued work
+ * (db/drop-queue.ts); the worker then drops the rest (DeliveryStore.dropQueue()).
  */
 export interface HealthPolicy {
   disableAfterMs: number
@@ -152,6 +153,12 @@ export interface DeliveryStore {
   renew(ids: string[], owner: string, until: string): Promise<void>
   /** Gives `owner`'s claims back unsent (shutdown): due again at once, for any worker. */
   release(ids: string[], owner: string): Promise<void>
+  /**
+   * Drops the whole queue of a subscription that is no longer active (one a cycle disabled), like
+   * a deactivation over the API does: in statements of a bounded size, other work served between
+   * two (db/drop-queue.ts).
+   */
+  dropQueue(tenantId: string, webhookId: string): Promise<void>
   /** Wake-ups from other processes (new work committed elsewhere); returns a stop function. Optional. */
   listen?(wake: () => void): Promise<() => Promise<void>>
   /** Tells the other processes' listen() that due work is waiting that this process cannot take now (PostgreSQL NOTIFY). Optional. */

@@ -5,7 +5,7 @@ import { setMaxListeners } from 'node:events'
 import { AdaptiveLimits, PACE_MS } from './concurrency.ts'
 import type { FreshWork } from '../context.ts'
 import { FairPlanner, type Plan, type SlotLimits } from './plan.ts'
-import { ClaimFailed, READY_CAP, type Claim, type DeliveryStore, type Job, type Lease, type Outcome, type QueuedHook } from './port.ts'
+import { ClaimFailed, READY_CAP, type Claim, type DeliveryStore, type Disabled, type Job, type Lease, type Outcome, type QueuedHook } from './port.ts'
 import { deferredRetryAt, nextRetryAt, parseRetryAfter } from './retry.ts'
 import type { Sender, SendRequest, SendResult } from './send.ts'
 import { signPayload, standardSignature } from './sign.ts'
@@ -132,7 +132,7 @@ export function startWorker(o: WorkerOptions): Worker {
   let stopping = false
   /** Set once the store has recovered and listens: before that no lease is offered. */
   let started = false
-  /** Leased deliveries to give back (_handBack()), and the statements doing it: stop() waits for these. */
+  /** Leased deliveries to give back (_handBack()): given back by statements of `background`. */
   const toGiveBack: string[] = []
   /** Tenants whose last leased deliveries found no room at all; until one of their attempts ends, their commits are not leased (giving back each would cost a statement). */
   const full = new Set<string>()
@@ -143,7 +143,8 @@ export function startWorker(o: WorkerOptions): Worker {
   /** A look at the queue when the first pause ends of a paced subscription that commits gave unleased work (_unleased()). */
   let pauseTimer: NodeJS.Timeout | undefined
   let pauseTimerAt = Infinity
-  const givingBack = new Set<Promise<void>>()
+  /** Statements run beside the cycles (leases given back, a disabled subscription's queue dropped): stop() waits for these. */
+  const background = new Set<Promise<void>>()
   let ticking: Promise<void> | undefined
   let again = false
   let soon = false
@@ -361,16 +362,28 @@ export function startWorker(o: WorkerOptions): Worker {
     toGiveBack.push(...ids)
   }
 
+  /**
+   * The rest of the queue of a subscription a cycle disabled (the cycle dropped its first batch):
+   * dropped in batches beside the loop; stop() waits for it. Should it fail, what is left is
+   * dropped by the claims as it comes due.
+   */
+  function _dropQueue(d: Disabled): void {
+    const dropping: Promise<void> = o.store.dropQueue(d.tenant_id, d.webhook_id).catch((err: unknown) => {
+      o.logger.warn('could not drop a disabled subscription\'s queue; the claims drop it as it comes due', { webhook_id: d.webhook_id, error: String(err) })
+    }).finally(() => background.delete(dropping))
+    background.add(dropping)
+  }
+
   function _giveBack(): void {
     if (toGiveBack.length === 0) return
     const given = o.store.release(toGiveBack.splice(0), owner).catch((err: unknown) => {
       o.logger.warn('could not give back leased deliveries; they are claimed again when the lease expires', { error: String(err) })
     }).finally(() => {
-      givingBack.delete(given)
+      background.delete(given)
       if (!stopping) readWhenFree()
       handOff()
     })
-    givingBack.add(given)
+    background.add(given)
   }
 
   /**
@@ -500,6 +513,7 @@ export function startWorker(o: WorkerOptions): Worker {
         jobs = done.jobs
         for (const d of done.disabled) {
           o.logger.warn('webhook subscription disabled', { webhook_id: d.webhook_id, tenant_id: d.tenant_id, reason: d.reason })
+          _dropQueue(d)
         }
       }
     } catch (err) {
@@ -683,8 +697,9 @@ export function startWorker(o: WorkerOptions): Worker {
       }
       while (ticking) await ticking
       _giveBack()
-      await Promise.all(givingBack)
+      await Promise.all(background)
       if (outcomes.length > 0) await tick().catch((err: unknown) => o.logger.error('could not record delivery attempts', { error: String(err) }))
+      await Promise.all(background) // a queue that the last cycle's recording disabled
       clearInterval(renewal)
       clearInterval(backstop)
       await ready // a listen() still connecting must finish before it can be stopped

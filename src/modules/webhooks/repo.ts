@@ -1,10 +1,10 @@
-import { sql, type RawBuilder } from 'kysely'
-import { isPostgres, type Db } from '../../db/connect.ts'
-import { rerunRetryable } from '../../db/pg-common.ts'
+import { sql } from 'kysely'
+import type { Db } from '../../db/connect.ts'
+import { dropQueue } from '../../db/drop-queue.ts'
 import type { DeliveryRow, WebhookRow } from '../../db/schema.ts'
 import { readPageRows, type PageRows } from '../../db/page-rows.ts'
 import { listIndexes, tenantTable, windowFloor } from '../../db/tenant-table.ts'
-import { withTx, type Tx } from '../../db/tx.ts'
+import type { Tx } from '../../db/tx.ts'
 import type { StatsPlan } from './stats-plan.ts'
 
 /** Every query starts from the tenant; deleted subscriptions are not found. */
@@ -27,29 +27,19 @@ export function listWebhooks(db: Db, tenantId: string, after: string | undefined
 
 /**
  * Queued work of a subscription that was just deactivated or deleted (that change committed) is
- * dropped: never-attempted deliveries end failed, retries are unscheduled.
+ * dropped: never-attempted deliveries end failed, retries are unscheduled — in batches, other
+ * requests served between two (db/drop-queue.ts); answered once all of it is dropped.
  *
  * After the change's own transaction, not in it: on PostgreSQL a SERIALIZABLE transaction that
  * updates a whole queue conflicts with the worker, which keeps claiming and recording that
  * subscription's deliveries until it sees it inactive — with a failing receiver's backlog, PATCH
  * lost 40 attempts in a row and answered 409 (BENCHMARKS.md, "Failing subscriptions paced").
- * Here the statement runs on its own at READ COMMITTED (it waits for a row the worker holds and
- * takes it as committed); run again if it is a deadlock's victim. Nothing is lost if the process
- * stops between the two: the worker drops what it finds queued for an inactive subscription.
- *
- * On SQLite `UPDATE OR FAIL`, which keeps no statement journal of the pages it changes (+14 MB
- * of peak RSS for 4,000 queued deliveries otherwise: db/delivery-store.ts _claim()).
+ * Nothing is lost if the process stops before the drop is done: the worker drops what it finds
+ * due for an inactive subscription.
  */
-export async function dropQueued(db: Db, tenantId: string, webhookId: string): Promise<void> {
-  const drop = (or: RawBuilder<unknown>) => sql`update ${or}deliveries set due_at = null, next_retry_at = null, manual = 0,
-    status = case when status = 'pending' then 'failed' else status end
-    where tenant_id = ${tenantId} and webhook_id = ${webhookId} and due_at is not null`
-  if (isPostgres(db)) await rerunRetryable(_DROP_TRIES, () => drop(sql``).execute(db))
-  else await withTx(db, ({ tx }) => drop(sql`or fail `).execute(tx))
+export function dropQueued(db: Db, tenantId: string, webhookId: string): Promise<void> {
+  return dropQueue(db, tenantId, webhookId)
 }
-
-/** Tries of a queue drop that PostgreSQL keeps ending as a deadlock's victim. */
-const _DROP_TRIES = 5
 
 export type DeliveryWithPayload = DeliveryRow & { payload: string }
 
