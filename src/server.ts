@@ -80,12 +80,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   logger.info('travelops started', { version: VERSION, engine, db: engine === 'sqlite' ? config.db : redactUrl(config.db), url })
 
   const pruner = startPruner({ db: opened.db, retentionMs: config.retentionMs, clock, logger, room: checkpointer?.room })
+  // Hourly housekeeping; stop() ends it between two statements and waits for it.
+  let endHousekeeping = () => {}
+  const housekeepingEnds = new Promise<void>((resolve) => (endHousekeeping = resolve))
+  let housekeeping: Promise<unknown> = Promise.resolve()
   const prune = setInterval(() => {
-    pruneIdempotencyKeys(deps).catch((err: unknown) => logger.warn('idempotency prune failed', { error: String(err) }))
-    pruneSignIns(deps.db, clock.now()).catch((err: unknown) => logger.warn('dashboard sign-in prune failed', { error: String(err) }))
-    if (engine === 'postgres') {
-      new SharedRateLimiter(deps.db).prune(clock.now().getTime()).catch((err: unknown) => logger.warn('rate window prune failed', { error: String(err) }))
-    }
+    housekeeping = Promise.all([
+      pruneIdempotencyKeys(deps, { room: checkpointer?.room, stopping: housekeepingEnds })
+        .catch((err: unknown) => logger.warn('idempotency prune failed', { error: String(err) })),
+      pruneSignIns(deps.db, clock.now()).catch((err: unknown) => logger.warn('dashboard sign-in prune failed', { error: String(err) })),
+      engine === 'postgres' && new SharedRateLimiter(deps.db).prune(clock.now().getTime())
+        .catch((err: unknown) => logger.warn('rate window prune failed', { error: String(err) })),
+    ])
   }, 3_600_000)
   prune.unref()
 
@@ -97,11 +103,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
    */
   const stop = (graceMs = 10_000) => (stopping ??= (async () => {
     clearInterval(prune)
+    endHousekeeping()
     const wait = Math.max(0, graceMs - 2_000)
     const closed = new Promise<void>((resolve) => server.close(() => resolve()))
     server.closeIdleConnections()
     const timer = setTimeout(() => server.closeAllConnections(), wait)
-    await Promise.all([closed, worker.stop(wait), pruner.stop()])
+    await Promise.all([closed, worker.stop(wait), pruner.stop(), housekeeping])
     clearTimeout(timer)
     await app.close()
     await checkpointer?.stop()

@@ -3,26 +3,20 @@ import { after, before, describe, test } from 'node:test'
 import { sql, type Kysely } from 'kysely'
 import { isPostgres } from '../../src/db/connect.ts'
 import { DROP_BATCH } from '../../src/db/drop-queue.ts'
-import { openSqlite } from '../../src/db/sqlite.ts'
 import { startTestApp, orderBody, type TestApp, type TestTenant } from '../helpers/app.ts'
 import { create } from '../helpers/billing.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 import { series } from '../helpers/seed-sql.ts'
+import { statementSizes } from '../helpers/statement-sizes.ts'
 
 // A subscription's queue is dropped (deactivated, deleted, disabled by endpoint health) in
 // statements of at most DROP_BATCH deliveries, so that on SQLite other requests are served
 // between two: in one statement, a failing receiver's backlog of 100,000 retries held every
-// tenant's requests for 270 ms. How big each statement was is watched the engine's own way:
-// on SQLite by a second connection that reads the queue's length at every turn of the event
-// loop (a statement runs whole within one), on PostgreSQL by a statement-level trigger.
+// tenant's requests for 250–270 ms. How big each statement was is watched the engine's own way
+// (test/helpers/statement-sizes.ts).
 
 const N = 3 * DROP_BATCH + 7
 const LATER = '2099-01-01T00:00:00.000Z'
-
-interface Watch {
-  /** Deliveries dropped by each statement, in order (SQLite: between two turns of the event loop). */
-  stop(): Promise<number[]>
-}
 
 describe('a subscription\'s queue is dropped in bounded statements', () => {
   let app: TestApp
@@ -37,14 +31,6 @@ describe('a subscription\'s queue is dropped in bounded statements', () => {
     pg = isPostgres(app.server.deps.db)
     t = await app.tenant('Dropper')
     rx = await startReceiver({ respond: [410] })
-    if (pg) {
-      await sql.raw(`CREATE TABLE test_drops (webhook_id text, n int, at serial);
-        CREATE FUNCTION test_log_drops() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-          INSERT INTO test_drops (webhook_id, n) SELECT o.webhook_id, count(*) FROM old_rows o JOIN new_rows n USING (id)
-            WHERE o.due_at IS NOT NULL AND n.due_at IS NULL GROUP BY o.webhook_id;
-          UPDATE webhooks SET active = 1 WHERE test_reactivate(webhooks.id);
-          RETURN NULL; END $$;`).execute(db)
-    }
   })
   after(async () => {
     await rx.close()
@@ -70,50 +56,14 @@ describe('a subscription\'s queue is dropped in bounded statements', () => {
   const queued = async (hook: string) => Number(((await sql<{ n: number }>`select count(*) as n from deliveries where webhook_id = ${hook} and due_at is not null`
     .execute(db)).rows[0]!).n)
 
-  /** Watches the statements that drop `hook`'s queue; `reactivate`: the subscription is made active again right after the first. */
-  async function watch(hook: string, reactivate = false): Promise<Watch> {
-    if (pg) {
-      await sql`DROP TRIGGER IF EXISTS test_drops ON deliveries`.execute(db)
-      await sql.raw(`CREATE OR REPLACE FUNCTION test_reactivate(id text) RETURNS boolean LANGUAGE sql AS $$
-        SELECT ${reactivate ? `id = '${hook}' AND (SELECT count(*) FROM test_drops WHERE webhook_id = '${hook}') = 1` : 'false'} $$`).execute(db)
-      await sql.raw(`CREATE TRIGGER test_drops AFTER UPDATE ON deliveries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION test_log_drops()`).execute(db)
-      return {
-        stop: async () => (await sql<{ n: number }>`select n from test_drops where webhook_id = ${hook} order by at`.execute(db)).rows.map((r) => Number(r.n)),
-      }
-    }
-    const reader = openSqlite(app.dbFile)
-    reader.pragma('busy_timeout = 0')
-    const count = reader.prepare('SELECT count(*) FROM deliveries WHERE webhook_id = ? AND due_at IS NOT NULL').pluck()
-    const seen: number[] = [count.get(hook) as number]
-    let stopped = false
-    let revived = !reactivate
-    const look = () => {
-      const n = count.get(hook) as number
-      if (n !== seen[seen.length - 1]) seen.push(n)
-      return n
-    }
-    const tick = () => {
-      if (stopped) return
-      const n = look()
-      if (!revived && n < seen[0]!) {
-        try {
-          reader.prepare('UPDATE webhooks SET active = 1 WHERE id = ?').run(hook)
-          revived = true
-        } catch { /* serve is writing: at the next turn */ }
-      }
-      setImmediate(tick)
-    }
-    setImmediate(tick)
-    return {
-      stop: async () => {
-        stopped = true
-        look()
-        reader.close()
-        return seen.slice(1).map((n, i) => seen[i]! - n)
-      },
-    }
-  }
+  /** The statements that drop `hook`'s queue (test/helpers/statement-sizes.ts); `reactivate`: the subscription is made active again right after the first. */
+  const watch = (hook: string, reactivate = false) => statementSizes(app, {
+    count: `SELECT count(*) FROM deliveries WHERE webhook_id = '${hook}' AND due_at IS NOT NULL`,
+    table: 'deliveries',
+    event: 'UPDATE',
+    pgCount: `SELECT count(*) FROM old_rows o JOIN new_rows n USING (id) WHERE o.webhook_id = '${hook}' AND o.due_at IS NOT NULL AND n.due_at IS NULL`,
+    onFirst: reactivate ? `UPDATE webhooks SET active = 1 WHERE id = '${hook}'` : undefined,
+  })
 
   test('PATCH active: false answers once the whole queue is dropped, DROP_BATCH deliveries a statement at most', async () => {
     const hook = await queue('http://127.0.0.1:9/patched', N)
