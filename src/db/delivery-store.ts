@@ -100,7 +100,7 @@ function _health(q: SyncDb, o: Outcome, health: HealthPolicy, hook: _Hook): Disa
   if (!reason) return undefined
   q.run('UPDATE webhooks SET active = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ?', o.at, reason, o.at, id)
   hook.active = false
-  q.run(SQLITE_DROP_BATCH, id, o.job.tenant_id, id) // the first batch of its queue; the worker drops the rest (dropQueue())
+  q.run(SQLITE_DROP_BATCH, id, id, o.job.tenant_id) // the first batch of its queue; the worker drops the rest (dropQueue())
   return { webhook_id: id, tenant_id: o.job.tenant_id, reason }
 }
 

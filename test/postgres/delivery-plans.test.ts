@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { RawNode, sql, type KyselyPlugin, type RootOperationNode } from 'kysely'
 import { deliveryDbOf, openDatabase, type Db, type OpenDb } from '../../src/db/connect.ts'
+import { DROP_BATCH, pgDropBatch } from '../../src/db/drop-queue.ts'
 import { claimRows, queuedHooks } from '../../src/db/pg-delivery-store.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { newPgDatabase } from '../helpers/engine.ts'
@@ -17,10 +18,11 @@ for (const stats of ['an empty queue', 'the backlog'] as const) describe(`the de
   const BACKLOG = 20_000
   let opened: OpenDb
   let hooks: string[]
+  let tenantId: string
   before(async () => {
     opened = await openDatabase(await newPgDatabase(), { create: true, migrate: true })
     const db = opened.db
-    const tenantId = (await createTenant(db, 'Backlog', new Date())).id
+    tenantId = (await createTenant(db, 'Backlog', new Date())).id
     hooks = [await insertWebhook(db, tenantId), await insertWebhook(db, tenantId)]
     await sql`alter table deliveries set (autovacuum_enabled = false)`.execute(db)
     await sql`alter table events set (autovacuum_enabled = false)`.execute(db)
@@ -51,6 +53,20 @@ for (const stats of ['an empty queue', 'the backlog'] as const) describe(`the de
     assert.ok(read.rows <= 200, `${read.rows} rows of deliveries read to claim 16 of ${BACKLOG}`)
     const claimed = await opened.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('locked_by', '=', 'wrk_plans').executeTakeFirstOrThrow()
     assert.equal(Number(claimed.n), 16, 'the statement ran (EXPLAIN ANALYZE executes it) and claimed 8 of each subscription')
+  })
+
+  test('one statement of a queue drop touches its batch, not the backlog (last: it makes a subscription inactive)', async () => {
+    await opened.db.updateTable('webhooks').set({ active: 0 }).where('id', '=', hooks[1]!).execute()
+    let dropped = 0
+    const plans = await explained(deliveryDbOf(opened.db), async (db) => (dropped = await pgDropBatch(db, tenantId, hooks[1]!)))
+    const read = rowsRead(plans[0])
+    assert.ok(read.scans.every((s) => !/Bitmap|Seq Scan/.test(s)), `index scans only: ${read.scans.join(', ')}`)
+    // Each of the batch twice: its index entry (which ids), then its row (the update).
+    assert.ok(read.rows <= 2 * DROP_BATCH + 200, `${read.rows} rows of deliveries read to drop ${DROP_BATCH} of ${BACKLOG / 2}`)
+    assert.equal(dropped, 0, 'EXPLAIN answers no row count') // the statement ran: the queue is shorter by a batch
+    const left = await opened.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('webhook_id', '=', hooks[1]!).where('due_at', 'is not', null).executeTakeFirstOrThrow()
+    assert.equal(Number(left.n), BACKLOG / 2 - DROP_BATCH)
   })
 })
 
