@@ -1,6 +1,6 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { sql } from 'kysely'
-import type { Db } from '../db/connect.ts'
+import { deliveryDbOf, type Db } from '../db/connect.ts'
 
 /**
  * `--metrics` (CONTRACT §13): Prometheus text at GET /metrics, names starting with
@@ -67,7 +67,8 @@ export async function createMetrics(db: Db, clock: { now(): Date }): Promise<Met
 /**
  * The earliest due time of any queued delivery (due now or later), or null: each subscription's
  * earliest, one seek each in deliveries_webhook_due (webhook_id, due_at), the subscriptions found
- * by skipping from one to the next as the delivery store does. A `min(due_at)` over the queue read
+ * by skipping from one to the next as the delivery store does (on PostgreSQL on its pool, whose
+ * planner never scans the table for it). A `min(due_at)` over the queue read
  * all of that index instead — 31 ms at a million queued deliveries on SQLite, every scrape, with
  * every other request waiting.
  */
@@ -79,6 +80,6 @@ async function _earliestDue(db: Db): Promise<string | null> {
       select (select webhook_id from deliveries where due_at is not null and webhook_id > hooks.id order by webhook_id limit 1)
       from hooks where hooks.id is not null)
     select min((select due_at from deliveries where webhook_id = hooks.id and due_at is not null order by due_at limit 1)) as first
-    from hooks where hooks.id is not null`.execute(db)
+    from hooks where hooks.id is not null`.execute(deliveryDbOf(db))
   return r.rows[0]?.first ?? null
 }
