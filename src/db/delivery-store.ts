@@ -26,7 +26,7 @@ export function sqliteDeliveryStore(db: Db, health: HealthPolicy = { disableAfte
       await exclusive(db, (q) => q.run(`UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_by = ? AND id IN (SELECT value FROM json_each(?))`,
         owner, JSON.stringify(ids)), { write: true })
     },
-    dropQueue: (tenantId, webhookId) => dropQueue(db, tenantId, webhookId),
+    dropQueue: (tenantId, webhookId, stopped) => dropQueue(db, tenantId, webhookId, stopped),
   }
 }
 

@@ -7,8 +7,8 @@ import type { Tx } from './tx.ts'
 /**
  * Deliveries one statement of a queue drop changes at most. A subscription whose receiver has
  * failed for days may hold hundreds of thousands of queued retries: dropped in one statement,
- * 100,000 of them held SQLite — and so every other tenant's requests — for 270 ms (BENCHMARKS.md,
- * twenty-seventh session); 2,000 take 5–9 ms.
+ * 100,000 of them held SQLite — and so every other tenant's requests — for 250–270 ms
+ * (BENCHMARKS.md, twenty-seventh session); 2,000 take 5–9 ms.
  */
 export const DROP_BATCH = 2_000
 
@@ -54,17 +54,19 @@ export async function pgDropBatch(db: Db | Tx, tenantId: string, webhookId: stri
  * and what it queues from then on. Leases are left as they are: an attempt in flight is recorded
  * by its holder, which finds the subscription inactive.
  *
- * On SQLite each batch is its own write transaction. On PostgreSQL each runs on its own, on the
+ * `stopped()` ends it between two batches (the worker's stop: what is left is dropped by the
+ * claims as it comes due). On SQLite each batch is its own write transaction. On PostgreSQL each runs on its own, on the
  * delivery pool, at READ COMMITTED (it waits for a row the worker holds and takes it as
  * committed), run again if it is a deadlock's victim.
  */
-export async function dropQueue(db: Db, tenantId: string, webhookId: string): Promise<void> {
+export async function dropQueue(db: Db, tenantId: string, webhookId: string, stopped: () => boolean = () => false): Promise<void> {
   const pg = isPostgres(db)
   const delivery = deliveryDbOf(db)
   for (;;) {
     // Each batch on a turn of the event loop of its own: the first too (the worker starts a drop
     // right after the cycle that dropped the first batch).
     await new Promise((resolve) => setImmediate(resolve))
+    if (stopped()) return
     const n = pg ? await rerunRetryable(_TRIES, () => pgDropBatch(delivery, tenantId, webhookId))
       : (await exclusive(db, (q) => q.run(SQLITE_DROP_BATCH, webhookId, webhookId, tenantId), { write: true })).changes
     if (n < DROP_BATCH) return

@@ -44,7 +44,7 @@ export function pgDeliveryStore(opened: Db, url: string, health: HealthPolicy = 
         where locked_by = ${owner} and id = any(${ids}) for update skip locked))`.execute(db)
     },
     release: (ids, owner) => _release(db, ids, owner),
-    dropQueue: (tenantId, webhookId) => dropQueue(opened, tenantId, webhookId),
+    dropQueue: (tenantId, webhookId, stopped) => dropQueue(opened, tenantId, webhookId, stopped),
     // One connection of its own, outside the pool, for as long as the worker runs.
     listen: async (wake) => {
       const client = new pg.Client({ connectionString: url, application_name: 'travelops listen' })

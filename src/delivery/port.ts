@@ -156,9 +156,9 @@ export interface DeliveryStore {
   /**
    * Drops the whole queue of a subscription that is no longer active (one a cycle disabled), like
    * a deactivation over the API does: in statements of a bounded size, other work served between
-   * two (db/drop-queue.ts).
+   * two (db/drop-queue.ts); ends between two once `stopped()` says so.
    */
-  dropQueue(tenantId: string, webhookId: string): Promise<void>
+  dropQueue(tenantId: string, webhookId: string, stopped: () => boolean): Promise<void>
   /** Wake-ups from other processes (new work committed elsewhere); returns a stop function. Optional. */
   listen?(wake: () => void): Promise<() => Promise<void>>
   /** Tells the other processes' listen() that due work is waiting that this process cannot take now (PostgreSQL NOTIFY). Optional. */

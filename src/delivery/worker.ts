@@ -364,11 +364,11 @@ export function startWorker(o: WorkerOptions): Worker {
 
   /**
    * The rest of the queue of a subscription a cycle disabled (the cycle dropped its first batch):
-   * dropped in batches beside the loop; stop() waits for it. Should it fail, what is left is
-   * dropped by the claims as it comes due.
+   * dropped in batches beside the loop. stop() ends it between two batches and waits for it;
+   * what is left then, or if it fails, is dropped by the claims as it comes due.
    */
   function _dropQueue(d: Disabled): void {
-    const dropping: Promise<void> = o.store.dropQueue(d.tenant_id, d.webhook_id).catch((err: unknown) => {
+    const dropping: Promise<void> = o.store.dropQueue(d.tenant_id, d.webhook_id, () => stopping).catch((err: unknown) => {
       o.logger.warn('could not drop a disabled subscription\'s queue; the claims drop it as it comes due', { webhook_id: d.webhook_id, error: String(err) })
     }).finally(() => background.delete(dropping))
     background.add(dropping)
@@ -699,7 +699,7 @@ export function startWorker(o: WorkerOptions): Worker {
       _giveBack()
       await Promise.all(background)
       if (outcomes.length > 0) await tick().catch((err: unknown) => o.logger.error('could not record delivery attempts', { error: String(err) }))
-      await Promise.all(background) // a queue that the last cycle's recording disabled
+      await Promise.all(background) // a drop that the last cycle started ends at once (stopping)
       clearInterval(renewal)
       clearInterval(backstop)
       await ready // a listen() still connecting must finish before it can be stopped

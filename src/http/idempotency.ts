@@ -122,7 +122,7 @@ async function _release(deps: AppDeps, keyId: string, key: string): Promise<void
  * Records one statement of the prune deletes at most. The prune runs hourly and finds the hour
  * of records that has just turned 24 h old: at 100 keyed requests a second, 360,000 of them. In
  * one statement 100,000 records (1 KB responses) held SQLite — every tenant's requests — for
- * 2.5 s (BENCHMARKS.md, twenty-seventh session).
+ * 1.2–1.4 s (BENCHMARKS.md, twenty-seventh session).
  */
 export const IDEMPOTENCY_PRUNE_BATCH = 500
 
