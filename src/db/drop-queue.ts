@@ -55,9 +55,9 @@ export async function pgDropBatch(db: Db | Tx, tenantId: string, webhookId: stri
  * by its holder, which finds the subscription inactive.
  *
  * `stopped()` ends it between two batches (the worker's stop: what is left is dropped by the
- * claims as it comes due). On SQLite each batch is its own write transaction. On PostgreSQL each runs on its own, on the
- * delivery pool, at READ COMMITTED (it waits for a row the worker holds and takes it as
- * committed), run again if it is a deadlock's victim.
+ * claims as it comes due). On SQLite each batch is its own write transaction. On PostgreSQL each
+ * runs on its own, on the delivery pool, at READ COMMITTED (it waits for a row the worker holds
+ * and takes it as committed), run again if it is a deadlock's victim.
  */
 export async function dropQueue(db: Db, tenantId: string, webhookId: string, stopped: () => boolean = () => false): Promise<void> {
   const pg = isPostgres(db)
