@@ -7,7 +7,7 @@ import { serveDashboard } from './dashboard/serve.ts'
 import type { Method, RouteDef } from './http/define-route.ts'
 import { ApiError, badRequest, forbidden, notFound } from './http/errors.ts'
 import { isRetryable, isUniqueViolation } from './db/pg-common.ts'
-import { errorJson, executeRoute } from './http/execute.ts'
+import { errorJson, executeRoute, type Executed } from './http/execute.ts'
 import { RateLimiter, SharedRateLimiter, type Limiter, type RateDecision } from './http/rate-limit.ts'
 import { allows, describeScope, tenantScoped } from './http/scopes.ts'
 import { newId } from './lib/ids.ts'
@@ -31,7 +31,7 @@ interface RequestState {
 /** A response before the standard headers are added. */
 interface Out {
   status: number
-  body: string | Buffer
+  body: Executed['body']
   headers?: Record<string, string>
 }
 

@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import type { TenantContext } from '../context.ts'
 import type { EventName } from '../events/catalog.ts'
 import type { IdPrefix } from '../lib/ids.ts'
+import type { JsonStream } from './json-stream.ts'
 import { pageQuery, type Page } from './pagination.ts'
 import type { RouteScope } from './scopes.ts'
 
@@ -9,8 +10,11 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 
 type BodyOf<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined
 type QueryOf<Q extends v.ObjectEntries, L> = v.InferOutput<v.StrictObjectSchema<L extends true ? Q & typeof pageQuery : Q, undefined>>
-/** What the handler must return when the route declares `response`: that schema's output (a page of it for lists). */
-type ResultOf<R, L> = R extends v.GenericSchema ? (L extends true ? Page<v.InferOutput<R>> : v.InferOutput<R>) : unknown
+/**
+ * What the handler must return when the route declares `response`: that schema's output (a page of it for lists),
+ * or for a single record too large to build whole, a JsonStream of it (json-stream.ts).
+ */
+type ResultOf<R, L> = R extends v.GenericSchema ? (L extends true ? Page<v.InferOutput<R>> : v.InferOutput<R> | JsonStream) : unknown
 
 export interface RouteInput<B, Q> {
   ctx: TenantContext

@@ -4,6 +4,7 @@ import type { TenantContext } from '../context.ts'
 import { isId } from '../lib/ids.ts'
 import { parseJson } from '../lib/json.ts'
 import { readJsonBody } from './body.ts'
+import { JsonStream } from './json-stream.ts'
 import type { RouteDef, RouteInput } from './define-route.ts'
 import { ApiError, badRequest, issuesToDetails, notFound } from './errors.ts'
 import { validateBody } from './validate.ts'
@@ -27,8 +28,8 @@ export function errorJson(err: ApiError, requestId: string): string {
 
 export interface Executed {
   status: number
-  /** JSON text, or its UTF-8 bytes (a large list page). */
-  body: string | Buffer
+  /** JSON text, its UTF-8 bytes (a large list page), or a stream of them (json-stream.ts). */
+  body: string | Buffer | ReadableStream<Uint8Array>
   replayed: boolean
   headers?: Record<string, string>
 }
@@ -51,7 +52,8 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
     if (route.body) body = validateBody(route.body, received, _readOnly(route))
   }
   const responseHeaders: Record<string, string> = {}
-  const run = async (): Promise<{ status: number; body: string | Buffer; headers?: Record<string, string> }> => {
+  // `whole`: the answer is kept for an Idempotency-Key's replay, so a JsonStream is rendered to text.
+  const run = async (whole: boolean): Promise<{ status: number; body: Executed['body']; headers?: Record<string, string> }> => {
     // Lists of large records are the heaviest answers (pages up to 4 MiB): while a route has
     // answered such pages lately, its lists take turns, so other requests are served between
     // them (CONTRACT §9: /health within 1 s under forty slow readers). Small pages never wait.
@@ -59,6 +61,10 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
     const give = route.list && _heavy(route) ? await _listTurns.take() : undefined
     try {
       const result = await route.handler(new _Input(ctx, params, query, body, responseHeaders, event))
+      if (result instanceof JsonStream) {
+        const body = whole ? await result.text(!route.raw) : result.stream(!route.raw, (err) => _streamFailed(ctx, requestId, err))
+        return { status: route.status ?? 200, body, headers: responseHeaders }
+      }
       if (!route.list) return { status: route.status ?? 200, body: JSON.stringify(route.raw ? result : { data: result }), headers: responseHeaders }
       const page = pageJson(result as object)
       if (page.length > _HEAVY_PAGE_BYTES) _heavySince.set(route, Date.now())
@@ -70,10 +76,15 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
       give?.()
     }
   }
-  if (idemKey === null) return { ...(await run()), replayed: false }
-  // Only POST carries an Idempotency-Key, and no POST route is a list: its body is text.
-  return idempotent(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint }, run as () => Promise<StoredResponse>,
+  if (idemKey === null) return { ...(await run(false)), replayed: false }
+  // Only POST carries an Idempotency-Key, and no POST route is a list: rendered whole, its body is text.
+  return idempotent(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint }, () => run(true) as Promise<StoredResponse>,
     route.secretFields ? (text) => _withoutSecrets(text, route.secretFields!) : undefined)
+}
+
+/** A streamed answer whose read failed after its status went out: the client's connection is cut, and the failure logged. */
+function _streamFailed(ctx: TenantContext, requestId: string, err: unknown): void {
+  ctx.logger.error('response stream failed', { request_id: requestId, error: String((err as Error)?.stack ?? err) })
 }
 
 /**

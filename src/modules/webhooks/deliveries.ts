@@ -6,6 +6,7 @@ import type { EventName } from '../../events/catalog.ts'
 import { emitTest } from '../../events/emit.ts'
 import { exampleData } from '../../events/examples.ts'
 import { conflict, notFound, validationFailed } from '../../http/errors.ts'
+import { JsonStream } from '../../http/json-stream.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { parseJson } from '../../lib/json.ts'
 import * as repo from './repo.ts'
@@ -38,25 +39,43 @@ export async function listDeliveries(
   return toPage(rows, q.limit, toDelivery)
 }
 
-export async function getDelivery(ctx: TenantContext, id: string): Promise<DeliveryDetail> {
+/**
+ * Attempts read and rendered per turn of the event loop. Manual retries have no cap (CONTRACT §7),
+ * so a log can grow to many thousands of attempts of up to 4 KB each: a log longer than this goes
+ * out as a JsonStream, a window at a time (BENCHMARKS.md, twenty-eighth session).
+ */
+export const ATTEMPT_WINDOW = 200
+
+/** The single-record view, the same JSON whether it is built whole or, for a long log, streamed. */
+export async function getDelivery(ctx: TenantContext, id: string): Promise<DeliveryDetail | JsonStream> {
   const row = await repo.findDelivery(ctx.db, ctx.tenantId, id)
   if (!row) throw notFound(`No delivery ${id}`)
+  if (row.attempts > ATTEMPT_WINDOW) return new JsonStream(toDelivery(row), 'attempt_log', _attemptWindows(ctx, id, row.attempts))
   return toDeliveryWithAttempts(row, await repo.attemptsOf(ctx.db, ctx.tenantId, id))
+}
+
+/** The attempts the record counted when read (numbered 1…attempts), a window at a time. */
+async function* _attemptWindows(ctx: TenantContext, id: string, last: number): AsyncGenerator<DeliveryDetail['attempt_log']> {
+  for (let after = 0; after < last;) {
+    const rows = await repo.attemptWindow(ctx.db, ctx.tenantId, id, { after, last, limit: ATTEMPT_WINDOW })
+    if (rows.length === 0) return // deleted meanwhile (retention): the log ends where it stood
+    yield rows.map(_attemptView)
+    after = rows[rows.length - 1]!.attempt
+  }
 }
 
 /** The single-record view: the delivery and every attempt, oldest first. */
 export function toDeliveryWithAttempts(row: repo.DeliveryWithPayload, attempts: readonly DeliveryAttemptRow[]): DeliveryDetail {
-  return {
-    ...toDelivery(row),
-    attempt_log: attempts.map((a) => ({
-      attempt: a.attempt, at: a.at, trigger: a.trigger as DeliveryDetail['attempt_log'][number]['trigger'], response_code: a.response_code,
-      duration_ms: a.duration_ms, error: a.error, response_body: a.response_body,
-    })),
-  }
+  return { ...toDelivery(row), attempt_log: attempts.map(_attemptView) }
 }
 
+const _attemptView = (a: DeliveryAttemptRow): DeliveryDetail['attempt_log'][number] => ({
+  attempt: a.attempt, at: a.at, trigger: a.trigger as DeliveryDetail['attempt_log'][number]['trigger'], response_code: a.response_code,
+  duration_ms: a.duration_ms, error: a.error, response_body: a.response_body,
+})
+
 /** Queues an immediate new attempt of a delivered or failed record (not of one already waiting for its first). */
-export async function retryDelivery(ctx: TenantContext, id: string): Promise<DeliveryDetail> {
+export async function retryDelivery(ctx: TenantContext, id: string): Promise<DeliveryDetail | JsonStream> {
   const row = await repo.findDelivery(ctx.db, ctx.tenantId, id)
   if (!row) throw notFound(`No delivery ${id}`)
   if (row.status === 'pending') throw conflict(`Delivery ${id} has not had its first attempt yet`)

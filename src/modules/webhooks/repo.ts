@@ -83,6 +83,13 @@ export function attemptsOf(db: Db | Tx, tenantId: string, deliveryId: string) {
     .where('tenant_id', '=', tenantId).where('delivery_id', '=', deliveryId).orderBy('attempt').execute()
 }
 
+/** At most `limit` attempts numbered after `after` and at most `last`, in order (a seek on the primary key). */
+export function attemptWindow(db: Db, tenantId: string, deliveryId: string, o: { after: number; last: number; limit: number }) {
+  return db.selectFrom('delivery_attempts').selectAll()
+    .where('tenant_id', '=', tenantId).where('delivery_id', '=', deliveryId)
+    .where('attempt', '>', o.after).where('attempt', '<=', o.last).orderBy('attempt').limit(o.limit).execute()
+}
+
 /**
  * A tenant's attempts as (bucket, duration, count, 2xx count) rows, the bucket being the first
  * `prefix` characters of the attempt time (13: the hour, 10: the day), read as `plan` says

@@ -53,12 +53,16 @@ export const webhookRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'GET', path: '/v1/webhooks/deliveries/:id', scope: read, tag, summary: 'Read a delivery with its payload and every attempt',
+    description: `Every attempt, oldest first. A record with more than ${deliveries.ATTEMPT_WINDOW} attempts (manual retries have no cap) is sent `
+      + `with chunked transfer encoding, ${deliveries.ATTEMPT_WINDOW} attempts at a time as the client reads: the same JSON, without a Content-Length.`,
     params: { id: 'del' },
     response: DeliveryDetailView,
     handler: ({ ctx, params }) => deliveries.getDelivery(ctx, params.id!),
   }),
   defineRoute({
     method: 'POST', path: '/v1/webhooks/deliveries/:id/retry', scope: write, tag, summary: 'Queue an immediate new attempt',
+    description: 'Answers the record as GET does (a long attempt log streamed the same way; with an `Idempotency-Key`, sent whole, as kept for its replay). '
+      + 'A record still waiting for its first attempt is a 409, as is one whose subscription is inactive or deleted.',
     params: { id: 'del' }, body: EmptyBody,
     response: DeliveryDetailView,
     handler: ({ ctx, params }) => deliveries.retryDelivery(ctx, params.id!),

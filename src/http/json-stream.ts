@@ -1,0 +1,68 @@
+/**
+ * An answer too large to build whole: an object whose last field is an array read in windows
+ * (a delivery's attempt log, which manual retries can lengthen without end). It goes out as the
+ * same JSON text the object would make — `{"data": {...head, [field]: [...items]}}` — one window
+ * rendered per event-loop turn, and the next only when the socket has taken the last (srvx reads
+ * a web stream's next chunk once Node's response has drained), so neither the time one turn
+ * holds the event loop nor the memory an answer takes grows with the array.
+ */
+export class JsonStream {
+  constructor(
+    readonly head: Readonly<Record<string, unknown>>,
+    readonly field: string,
+    readonly windows: AsyncIterable<readonly unknown[]>,
+  ) {}
+
+  /** The body as a stream of UTF-8 chunks: the head, then a window a pull, each after a macrotask. */
+  stream(wrap: boolean, onError: (err: unknown) => void): ReadableStream<Uint8Array> {
+    const parts = this.#parts(wrap)
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const next = await parts.next()
+          if (next.done) controller.close()
+          else controller.enqueue(Buffer.from(next.value))
+        } catch (err) {
+          onError(err)
+          controller.error(err)
+        }
+      },
+      // The client went away: the windows' reader ends (its `finally` runs), no more is read.
+      async cancel() {
+        await parts.return(undefined)
+      },
+    }, { highWaterMark: 0 })
+  }
+
+  /** The same text whole (an answer an Idempotency-Key keeps for its replay), still a window a turn. */
+  async text(wrap: boolean): Promise<string> {
+    const out: string[] = []
+    for await (const part of this.#parts(wrap)) out.push(part)
+    return out.join('')
+  }
+
+  async *#parts(wrap: boolean): AsyncGenerator<string, void, undefined> {
+    const head = JSON.stringify(this.head)
+    let first = true
+    yield `${wrap ? '{"data":' : ''}${head === '{}' ? '{' : `${head.slice(0, -1)},`}${JSON.stringify(this.field)}:[`
+    const windows = this.windows[Symbol.asyncIterator]()
+    try {
+      for (;;) {
+        // A turn before each window's read, so that other requests run between two.
+        await new Promise<void>((resolve) => setImmediate(resolve))
+        const next = await windows.next()
+        if (next.done) break
+        if (next.value.length === 0) continue
+        let text = ''
+        for (const item of next.value) {
+          text += first ? JSON.stringify(item) : `,${JSON.stringify(item)}`
+          first = false
+        }
+        yield text
+      }
+    } finally {
+      await windows.return?.()
+    }
+    yield wrap ? ']}}' : ']}'
+  }
+}
