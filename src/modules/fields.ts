@@ -44,7 +44,7 @@ export const Metadata = v.pipe(
     v.pipe(v.string(), v.minLength(1, 'keys must not be empty'), v.maxLength(40, 'keys must be at most 40 characters')),
     v.pipe(v.string(), v.maxLength(500, 'values must be at most 500 characters')),
   ),
-  v.check((o) => Object.keys(o).length <= 50, 'must have at most 50 keys'),
+  v.maxEntries(50, 'must have at most 50 keys'),
 )
 
 /** An id of the given prefix in a body; a well-formed id of another tenant is caught by the service (422). */

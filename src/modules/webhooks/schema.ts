@@ -45,7 +45,7 @@ export const WebhookHeaders = v.pipe(
       v.check((value) => headerValueProblem(value) === null, (issue) => `value ${headerValueProblem(String(issue.input))}`),
     ),
   ),
-  v.check((h) => Object.keys(h).length <= 20, 'must have at most 20 headers'),
+  v.maxEntries(20, 'must have at most 20 headers'),
 )
 
 export const CreateWebhookBody = v.strictObject({
