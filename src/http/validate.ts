@@ -3,11 +3,12 @@ import { formatPath, issuesToDetails, validationFailed, type ErrorDetail } from 
 
 /**
  * Validates a body against a valibot schema and lists EVERY problem: valibot stops at the
- * first unknown key of an object, so unknown keys are found by walking the schema here. A
- * collection over its schema's maximum (an array's `maxLength`, a record's `maxEntries`) is the
- * one exception: that is its problem, and only its first `maximum` elements are looked at, so a
- * body's cost stays bounded (100,000 items of `{}` made valibot list 300,000 problems, holding
- * serve for 12 s; BENCHMARKS.md, twenty-eighth session).
+ * first unknown key of an object, so unknown keys are found by walking the schema here. Two
+ * bounds keep a body's cost to about that of parsing it (100,000 items of `{}` made valibot
+ * list 300,000 problems, holding serve for 12 s; BENCHMARKS.md, twenty-eighth session):
+ * - a collection over its schema's maximum (an array's `maxLength`, a record's `maxEntries`)
+ *   is that one problem, and only its first `maximum` elements are looked at;
+ * - unknown fields are listed up to MAX_UNKNOWN_FIELDS, the rest counted in one more detail.
  */
 export function validateBody<S extends v.GenericSchema>(schema: S, value: unknown, readOnly: ReadonlySet<string> = new Set()): v.InferOutput<S> {
   // valibot's object and record schemas take an array for an object (`[]` passes as `{}`),
