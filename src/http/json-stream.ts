@@ -16,19 +16,24 @@ export class JsonStream {
   /** The body as a stream of UTF-8 chunks: the head, then a window a pull, each after a macrotask. */
   stream(wrap: boolean, onError: (err: unknown) => void): ReadableStream<Uint8Array> {
     const parts = this.#parts(wrap)
+    // Set when the client goes away, possibly while a pull awaits a window: what that read brings is dropped.
+    let cancelled = false
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
           const next = await parts.next()
+          if (cancelled) return
           if (next.done) controller.close()
           else controller.enqueue(Buffer.from(next.value))
         } catch (err) {
+          if (cancelled) return
           onError(err)
           controller.error(err)
         }
       },
       // The client went away: the windows' reader ends (its `finally` runs), no more is read.
       async cancel() {
+        cancelled = true
         await parts.return(undefined)
       },
     }, { highWaterMark: 0 })

@@ -88,6 +88,38 @@ describe('JsonStream', () => {
     assert.equal(w.seen.readAt.length, 1)
   })
 
+  test('a reader that cancels while a window is being read gets nothing more, and nothing is reported', async () => {
+    let release!: () => void
+    const failures: unknown[] = []
+    let ended = false
+    const slow: AsyncIterable<readonly unknown[]> = {
+      [Symbol.asyncIterator]() {
+        let i = 0
+        return {
+          async next() {
+            if (i++ > 0) await new Promise<void>((r) => (release = r)) // the second window is a slow read
+            return { done: false, value: [i] }
+          },
+          async return() {
+            ended = true
+            return { done: true, value: undefined }
+          },
+        }
+      },
+    }
+    const reader = new JsonStream({ id: 1 }, 'log', slow).stream(true, (err) => failures.push(err)).getReader()
+    await reader.read() // the head
+    await reader.read() // the first window
+    const pending = reader.read() // pulls the second, whose read waits
+    while (!release) await new Promise((r) => setImmediate(r))
+    const cancelled = reader.cancel()
+    release()
+    await cancelled
+    assert.deepEqual(await pending, { done: true, value: undefined })
+    assert.deepEqual(failures, [])
+    assert.equal(ended, true)
+  })
+
   test('a window that fails errors the stream and is reported once', async () => {
     const failures: unknown[] = []
     const failing: AsyncIterable<readonly unknown[]> = {
