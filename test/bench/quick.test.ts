@@ -52,6 +52,12 @@ describe('npm run bench -- --quick', () => {
       assert.ok(Number.isFinite(f.value) && (f.unit === 'ms' ? f.value >= 0 : f.value > 0), `${f.id}: ${f.value} ${f.unit}`)
       assert.equal(f.pass, null, `${f.id}: a quick run judges no target`)
     }
+    // The scale figures' delivery loop: the median of its passes (one with --quick), every pass recorded.
+    for (const f of results.figures.filter((g) => g.id.endsWith('delivery-loop-size')) as unknown as { id: string; value: number; pass_ratios_none: number[]; pass_ratios_large: number[] }[]) {
+      assert.equal(f.pass_ratios_none.length, 1, f.id)
+      assert.equal(f.pass_ratios_large.length, 1, f.id)
+      assert.ok(Math.abs(f.value - f.pass_ratios_large[0]! / f.pass_ratios_none[0]!) < 1e-9, `${f.id}: ${f.value} from its passes`)
+    }
     const sustained = results.figures.find((f) => f.id === 'sustained')!
     assert.ok(sustained.value <= 1, `sustained is a share of the webhooks sent: ${sustained.value}`)
     assert.equal(results.machine.loadavg_start.length, 3)
