@@ -11,11 +11,13 @@ import type { Database } from './schema.ts'
 type Table = keyof Database
 
 /** Every table with rows to copy, parents before children (foreign keys), with its primary key. */
-export const COPIED_TABLES: readonly { name: Table; key: string[] }[] = [
+export const COPIED_TABLES: readonly { name: Table; key: string[]; batch?: number }[] = [
   { name: 'tenants', key: ['id'] },
   { name: 'api_keys', key: ['id'] },
   { name: 'counters', key: ['tenant_id', 'name'] },
   { name: 'idempotency_keys', key: ['key_id', 'idem_key'] },
+  // Up to ~2 MB a row (a window of a delivery's attempt log): read a few at a time.
+  { name: 'idempotency_parts', key: ['key_id', 'idem_key', 'created_at', 'part'], batch: 4 },
   { name: 'orders', key: ['id'] },
   { name: 'events', key: ['id'] },
   { name: 'customers', key: ['id'] },
@@ -76,18 +78,19 @@ export async function copyRows(from: OpenDb, to: OpenDb, progress?: CopyProgress
         progress?.table(t.name, total)
         let after: unknown[] | undefined
         let done = 0
+        const batch = t.batch ?? BATCH
         for (;;) {
           let q = src.selectFrom(t.name).selectAll()
           if (after) q = q.where(sql<boolean>`(${sql.join(t.key.map((k) => sql.ref(k)))}) > (${sql.join(after)})`)
           for (const k of t.key) q = q.orderBy(sql.ref(k))
-          const rows = (await q.limit(BATCH).execute()) as Record<string, unknown>[]
+          const rows = (await q.limit(batch).execute()) as Record<string, unknown>[]
           if (rows.length === 0) break
           await dst.insertInto(t.name).values(rows as never).execute()
           done += rows.length
           progress?.rows(t.name, done, total)
           const last = rows[rows.length - 1]!
           after = t.key.map((k) => last[k])
-          if (rows.length < BATCH) break
+          if (rows.length < batch) break
         }
       }
     })

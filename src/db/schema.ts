@@ -36,6 +36,19 @@ export interface IdempotencyKeysTable {
   status: number | null
   response: string | null
   created_at: string
+  /** The answer's parts in idempotency_parts (a streamed answer); null: `response` holds it whole. */
+  parts: number | null
+}
+
+/** A streamed answer an Idempotency-Key keeps, in parts (migrations/0015_idempotency_parts.sql). */
+export interface IdempotencyPartsTable {
+  key_id: string
+  idem_key: string
+  tenant_id: string
+  /** The claim's: idempotency_keys.created_at when the part was written. */
+  created_at: string
+  part: number
+  body: string
 }
 
 export interface OrdersTable {
@@ -293,6 +306,7 @@ export interface Database {
   api_keys: ApiKeysTable
   counters: CountersTable
   idempotency_keys: IdempotencyKeysTable
+  idempotency_parts: IdempotencyPartsTable
   orders: OrdersTable
   events: EventsTable
   customers: CustomersTable

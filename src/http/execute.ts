@@ -8,7 +8,7 @@ import { JsonStream } from './json-stream.ts'
 import type { RouteDef, RouteInput } from './define-route.ts'
 import { ApiError, badRequest, issuesToDetails, notFound } from './errors.ts'
 import { validateBody } from './validate.ts'
-import { assertSameRequest, bodyFingerprint, checkIdempotencyKey, idempotent, type StoredResponse } from './idempotency.ts'
+import { assertSameRequest, bodyFingerprint, checkIdempotencyKey, idempotent, type PartsResponse, type StoredResponse } from './idempotency.ts'
 import { pageJson, pageQuery } from './pagination.ts'
 import { Turns } from './turns.ts'
 
@@ -52,8 +52,8 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
     if (route.body) body = validateBody(route.body, received, _readOnly(route))
   }
   const responseHeaders: Record<string, string> = {}
-  // `whole`: the answer is kept for an Idempotency-Key's replay, so a JsonStream is rendered to text.
-  const run = async (whole: boolean): Promise<{ status: number; body: Executed['body']; headers?: Record<string, string> }> => {
+  // `kept`: the answer is kept for an Idempotency-Key's replay, so a JsonStream gives its parts to be stored.
+  const run = async (kept: boolean): Promise<{ status: number; body: Executed['body']; headers?: Record<string, string> } | PartsResponse> => {
     // Lists of large records are the heaviest answers (pages up to 4 MiB): while a route has
     // answered such pages lately, its lists take turns, so other requests are served between
     // them (CONTRACT §9: /health within 1 s under forty slow readers). Small pages never wait.
@@ -62,8 +62,8 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
     try {
       const result = await route.handler(new _Input(ctx, params, query, body, responseHeaders, event))
       if (result instanceof JsonStream) {
-        const body = whole ? await result.text(!route.raw) : result.stream(!route.raw, (err) => _streamFailed(ctx, requestId, err))
-        return { status: route.status ?? 200, body, headers: responseHeaders }
+        if (kept) return { status: route.status ?? 200, parts: result.parts(!route.raw) }
+        return { status: route.status ?? 200, body: result.stream(!route.raw, (err) => _streamFailed(ctx, requestId, err)), headers: responseHeaders }
       }
       if (!route.list) return { status: route.status ?? 200, body: JSON.stringify(route.raw ? result : { data: result }), headers: responseHeaders }
       const page = pageJson(result as object)
@@ -76,10 +76,12 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
       give?.()
     }
   }
-  if (idemKey === null) return { ...(await run(false)), replayed: false }
-  // Only POST carries an Idempotency-Key, and no POST route is a list: rendered whole, its body is text.
-  return idempotent(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint }, () => run(true) as Promise<StoredResponse>,
-    route.secretFields ? (text) => _withoutSecrets(text, route.secretFields!) : undefined)
+  if (idemKey === null) return { ...(await run(false) as Exclude<Awaited<ReturnType<typeof run>>, PartsResponse>), replayed: false }
+  // Only POST carries an Idempotency-Key, and no POST route is a list: its body is text, or a JsonStream's parts.
+  return idempotent(ctx, ctx, idemKey, { method: route.method, path: event.url.pathname, fingerprint }, () => run(true) as Promise<StoredResponse | PartsResponse>, {
+    toStored: route.secretFields ? (text) => _withoutSecrets(text, route.secretFields!) : undefined,
+    onStreamError: (err) => _streamFailed(ctx, requestId, err),
+  })
 }
 
 /** A streamed answer whose read failed after its status went out: the client's connection is cut, and the failure logged. */

@@ -39,11 +39,9 @@ export class JsonStream {
     }, { highWaterMark: 0 })
   }
 
-  /** The same text whole (an answer an Idempotency-Key keeps for its replay), still a window a turn. */
-  async text(wrap: boolean): Promise<string> {
-    const out: string[] = []
-    for await (const part of this.#parts(wrap)) out.push(part)
-    return out.join('')
+  /** The same text in parts: the head, then a window a part, each after a macrotask (what an Idempotency-Key keeps, idempotency.ts). */
+  parts(wrap: boolean): AsyncGenerator<string, void, undefined> {
+    return this.#parts(wrap)
   }
 
   async *#parts(wrap: boolean): AsyncGenerator<string, void, undefined> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql, type Kysely } from 'kysely'
-import { IDEMPOTENCY_PRUNE_BATCH, pruneIdempotencyKeys } from '../../src/http/idempotency.ts'
+import { IDEMPOTENCY_PRUNE_BATCH, IDEMPOTENCY_PRUNE_PARTS, pruneIdempotencyKeys } from '../../src/http/idempotency.ts'
 import { startTestApp, orderBody, type TestApp, type TestTenant } from '../helpers/app.ts'
 import { series } from '../helpers/seed-sql.ts'
 import { statementSizes } from '../helpers/statement-sizes.ts'
@@ -53,5 +53,27 @@ describe('idempotency records older than 24 h are pruned in bounded statements',
     const again = await t.request('POST', '/v1/orders', { body: orderBody(), headers })
     assert.equal(again.headers.get('idempotent-replayed'), 'true')
     assert.equal(again.text, first.text)
+  })
+
+  test('parts of a streamed answer go once 25 h old, at most IDEMPOTENCY_PRUNE_PARTS a statement; younger ones stay', async () => {
+    const now = Date.now()
+    const at = (hours: number) => new Date(now - hours * 3_600_000).toISOString()
+    const parts = async () => (await sql<{ idem_key: string; part: number }>`select idem_key, part from idempotency_parts order by idem_key, part`.execute(db)).rows
+      .map((r) => `${r.idem_key}/${Number(r.part)}`)
+    const old = 3 * IDEMPOTENCY_PRUNE_PARTS + 1
+    // A record's parts (its record already gone: pruned at 24 h), a claim that never finished, and parts of 24.5 h, kept an hour longer than their record for a replay still reading them.
+    await sql`INSERT INTO idempotency_parts (key_id, idem_key, tenant_id, created_at, part, body)
+      SELECT ${t.keyId}, CASE WHEN i % 2 = 0 THEN 'streamed' ELSE 'abandoned' END, ${t.id}, ${at(26)}, i, 'x' FROM ${series(db, old)}`.execute(db)
+    await sql`INSERT INTO idempotency_parts (key_id, idem_key, tenant_id, created_at, part, body)
+      VALUES (${t.keyId}, 'replaying', ${t.id}, ${at(24.5)}, 0, 'y'), (${t.keyId}, 'replaying', ${t.id}, ${at(24.5)}, 1, 'z')`.execute(db)
+
+    const sizes = await statementSizes(app, {
+      count: 'SELECT count(*) FROM idempotency_parts', table: 'idempotency_parts', event: 'DELETE', pgCount: 'SELECT count(*) FROM old_rows',
+    })
+    await pruneIdempotencyKeys(app.server.deps)
+    const steps = await sizes.stop()
+    assert.equal(steps.reduce((a, b) => a + b, 0), old)
+    assert.ok(steps.length >= 4 && Math.max(...steps) <= IDEMPOTENCY_PRUNE_PARTS, `parts deleted per statement: ${steps}`)
+    assert.deepEqual(await parts(), ['replaying/0', 'replaying/1'])
   })
 })

@@ -54,7 +54,9 @@ describe('JsonStream', () => {
       for (const wrap of [true, false]) {
         const expected = JSON.stringify(wrap ? { data: whole } : whole)
         const a = windows(c.parts)
-        assert.equal(await new JsonStream(c.head, 'log', a.iterable).text(wrap), expected)
+        let text = ''
+        for await (const part of new JsonStream(c.head, 'log', a.iterable).parts(wrap)) text += part
+        assert.equal(text, expected)
         const b = windows(c.parts)
         assert.equal(await readAll(new JsonStream(c.head, 'log', b.iterable).stream(wrap, unexpected)), expected)
         a.seen.stop()

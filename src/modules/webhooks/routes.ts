@@ -61,7 +61,7 @@ export const webhookRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'POST', path: '/v1/webhooks/deliveries/:id/retry', scope: write, tag, summary: 'Queue an immediate new attempt',
-    description: 'Answers the record as GET does (a long attempt log streamed the same way; with an `Idempotency-Key`, sent whole, as kept for its replay). '
+    description: 'Answers the record as GET does (a long attempt log streamed the same way, also under an `Idempotency-Key`: the answer is kept for its replay in parts, then sent as a replay is). '
       + 'A record still waiting for its first attempt is a 409, as is one whose subscription is inactive or deleted.',
     params: { id: 'del' }, body: EmptyBody,
     response: DeliveryDetailView,
