@@ -55,7 +55,9 @@ export async function webhookStats(
   }
   const byBucket = new Map<string, { d: number; n: number; ok: number }[]>()
   const plan = statsPlan(since, until, ctx.clock.now())
-  for (const r of await repo.attemptHistogram(ctx.db, ctx.tenantId, { plan, prefix: _PREFIX[bucket], webhookId: q.webhook_id })) {
+  // Attempts made before this are all recorded: their delivery's deadline and a minute ago (repo.ts attemptHistogram()).
+  const settled = new Date(ctx.clock.now().getTime() - ctx.config.deliveryTimeoutMs - 60_000).toISOString()
+  for (const r of await repo.attemptHistogram(ctx.db, ctx.tenantId, { plan, prefix: _PREFIX[bucket], webhookId: q.webhook_id, settled })) {
     if (Number(r.n) === 0) continue
     const list = byBucket.get(r.b) ?? []
     list.push({ d: Number(r.d), n: Number(r.n), ok: Number(r.ok) })
