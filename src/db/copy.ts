@@ -15,8 +15,8 @@ export const COPIED_TABLES: readonly { name: Table; key: string[]; batch?: numbe
   { name: 'tenants', key: ['id'] },
   { name: 'api_keys', key: ['id'] },
   { name: 'counters', key: ['tenant_id', 'name'] },
-  { name: 'idempotency_keys', key: ['key_id', 'idem_key'] },
-  // Up to ~2 MB a row (a window of a delivery's attempt log): read a few at a time.
+  // Rows as large as an answer (up to ~1 MB: a record of a 1 MB body) or a window of a delivery's attempt log (~2 MB): fewer at a time.
+  { name: 'idempotency_keys', key: ['key_id', 'idem_key'], batch: 50 },
   { name: 'idempotency_parts', key: ['key_id', 'idem_key', 'created_at', 'part'], batch: 4 },
   { name: 'orders', key: ['id'] },
   { name: 'events', key: ['id'] },

@@ -52,7 +52,8 @@ describe('travelops db copy', () => {
     sqlite.close()
     const tenant = await runJson(['tenants', 'create', '--name', 'Copy Tours', '--db', original])
     await runJson(['tenants', 'create', '--name', 'Other <b>Tenant</b>', '--db', original])
-    key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--name', 'k', '--db', original])).key
+    const created = await runJson(['keys', 'create', '--tenant', tenant.id, '--name', 'k', '--db', original])
+    key = created.key
     rx = await startReceiver()
     const server = await startServe(['--db', original, '--allow-private-targets', '--log-level', 'warn'])
     try {
@@ -85,6 +86,16 @@ describe('travelops db copy', () => {
     } finally {
       await server.stop()
     }
+    // Idempotency records and a streamed answer's parts, more than one batch of each (50 and 4 rows
+    // a read: their rows are as large as answers), the parts' four-column key walked across batches.
+    const db = openSqlite(original)
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 27, 12, 0, i)).toISOString()
+    const record = db.prepare(`INSERT INTO idempotency_keys (key_id, idem_key, tenant_id, method, path, body_hash, status, response, created_at, parts)
+      VALUES (?, ?, ?, 'POST', '/v1/orders', 'h', 201, ?, ?, ?)`)
+    for (let i = 0; i < 120; i++) record.run(created.id, `copied-${i}`, tenant.id, i % 2 ? null : `{"data":{"n":${i}}}`, at(i), i % 2 ? 3 : null)
+    const part = db.prepare('INSERT INTO idempotency_parts (key_id, idem_key, tenant_id, created_at, part, body) VALUES (?, ?, ?, ?, ?, ?)')
+    for (let i = 0; i < 11; i++) part.run(created.id, `copied-${i % 3}`, tenant.id, at(i % 2), i, `part ${i} ✓ ${'x'.repeat(i * 100)}`)
+    db.close()
   })
 
   after(async () => {
@@ -105,6 +116,8 @@ describe('travelops db copy', () => {
     assert.deepEqual(await dump(back), before, 'and the round trip ends where it started')
     assert.ok(before.deliveries!.length > 0 && before.delivery_attempts!.length > 0 && before.counters!.length > 0)
     assert.ok(before.attempt_stats!.length > 0, 'the hourly sums of the attempts (stats) are copied too')
+    assert.equal(before.idempotency_parts!.length, 11)
+    assert.ok(before.idempotency_keys!.length >= 120)
 
     for (const target of [pg, back]) {
       const server = await startServe(['--db', target, '--log-level', 'warn'])
