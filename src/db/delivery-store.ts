@@ -10,10 +10,13 @@ import { exclusive, type SyncDb } from './exclusive.ts'
  * kysely), because it is many small statements per delivery on the hottest loop of `serve`.
  * One `serve` per file (db/process-lock.ts), so recover() may free every lease at once.
  */
+/** Every lease freed (serve's start): read through deliveries_leased (migration 0016), the deliveries being attempted, not the table. */
+export const SQLITE_RECOVER = 'UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_until IS NOT NULL'
+
 export function sqliteDeliveryStore(db: Db, health: HealthPolicy = { disableAfterMs: 0 }): DeliveryStore {
   return {
     recover: async () => {
-      await exclusive(db, (q) => q.run('UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_until IS NOT NULL'), { write: true })
+      await exclusive(db, (q) => q.run(SQLITE_RECOVER), { write: true })
     },
     cycle: (outcomes, claim) => _cycle(db, outcomes, health, claim),
     renew: async (ids, owner, until) => {
