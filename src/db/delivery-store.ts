@@ -4,15 +4,15 @@ import type { Db } from './connect.ts'
 import { DROP_BATCH, dropQueue, SQLITE_DROP_BATCH } from './drop-queue.ts'
 import { exclusive, type SyncDb } from './exclusive.ts'
 
+/** Every lease freed (serve's start): read through deliveries_leased (migration 0016), the deliveries being attempted, not the table. */
+export const SQLITE_RECOVER = 'UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_until IS NOT NULL'
+
 /**
  * The delivery worker's store on SQLite (see delivery/port.ts for what each call promises).
  * A worker cycle runs as one synchronous transaction (exclusive(): cached statements, no
  * kysely), because it is many small statements per delivery on the hottest loop of `serve`.
  * One `serve` per file (db/process-lock.ts), so recover() may free every lease at once.
  */
-/** Every lease freed (serve's start): read through deliveries_leased (migration 0016), the deliveries being attempted, not the table. */
-export const SQLITE_RECOVER = 'UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_until IS NOT NULL'
-
 export function sqliteDeliveryStore(db: Db, health: HealthPolicy = { disableAfterMs: 0 }): DeliveryStore {
   return {
     recover: async () => {

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto'
 import type { AppDeps } from '../context.ts'
 import { ApiError, badRequest } from './errors.ts'
+import { textStream } from './json-stream.ts'
 
 const TTL_MS = 24 * 3_600_000
 /** A first request that never finished (process killed) stops blocking its key after this. */
@@ -88,20 +89,20 @@ export async function idempotent(
     }
   }
   // Claim (or re-claim an expired/abandoned) key; the primary key makes a concurrent claim fail.
+  const createdAt = now.toISOString()
   const claimed = await db.insertInto('idempotency_keys')
     .values({
       key_id: who.keyId, idem_key: key, tenant_id: who.tenantId, method: request.method, path: request.path,
-      body_hash: request.fingerprint, status: null, response: null, created_at: now.toISOString(),
+      body_hash: request.fingerprint, status: null, response: null, created_at: createdAt,
     })
     .onConflict((oc) => oc.columns(['key_id', 'idem_key']).doUpdateSet({
-      method: request.method, path: request.path, body_hash: request.fingerprint, status: null, response: null,
-      created_at: now.toISOString(),
+      method: request.method, path: request.path, body_hash: request.fingerprint, status: null, response: null, parts: null,
+      created_at: createdAt,
     }).where('idempotency_keys.created_at', '=', existing?.created_at ?? ''))
     .executeTakeFirst()
   if (Number(claimed.numInsertedOrUpdatedRows ?? 0) === 0) {
     throw conflict('A request with this Idempotency-Key is still being processed')
   }
-  const createdAt = now.toISOString()
   let result: StoredResponse | { status: number; parts: number }
   try {
     const ran = await run()
@@ -145,36 +146,21 @@ async function _writeParts(deps: AppDeps, who: { keyId: string; tenantId: string
 }
 
 /**
- * A stored answer's parts as UTF-8 chunks, one part read a pull, each after a turn of the event
- * loop, and the next only once the client has taken the last (highWaterMark 0, as json-stream.ts).
- * A part that is gone (pruned under a replay of more than an hour) fails the stream: its status
- * has gone out, so the connection is cut.
+ * A stored answer's parts as UTF-8 chunks (json-stream.ts textStream()), one part read a pull,
+ * each after a turn of the event loop. A part that is gone (pruned under a replay of more than an
+ * hour) fails the stream: its status has gone out, so the connection is cut.
  */
 function _partsStream(deps: AppDeps, r: { keyId: string; key: string; createdAt: string; parts: number }, onError: (err: unknown) => void): ReadableStream<Uint8Array> {
-  let next = 0
-  let cancelled = false
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (next >= r.parts) return controller.close()
-      try {
-        await new Promise<void>((resolve) => setImmediate(resolve))
-        const row = await deps.db.selectFrom('idempotency_parts').select('body')
-          .where('key_id', '=', r.keyId).where('idem_key', '=', r.key).where('created_at', '=', r.createdAt).where('part', '=', next)
-          .executeTakeFirst()
-        if (cancelled) return
-        if (!row) throw new Error(`part ${next} of ${r.parts} of a stored answer is missing`)
-        next++
-        controller.enqueue(Buffer.from(row.body))
-      } catch (err) {
-        if (cancelled) return
-        onError(err)
-        controller.error(err)
-      }
-    },
-    cancel() {
-      cancelled = true
-    },
-  }, { highWaterMark: 0 })
+  return textStream((async function* () {
+    for (let part = 0; part < r.parts; part++) {
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      const row = await deps.db.selectFrom('idempotency_parts').select('body')
+        .where('key_id', '=', r.keyId).where('idem_key', '=', r.key).where('created_at', '=', r.createdAt).where('part', '=', part)
+        .executeTakeFirst()
+      if (!row) throw new Error(`part ${part} of ${r.parts} of a stored answer is missing`)
+      yield row.body
+    }
+  })(), onError)
 }
 
 /**

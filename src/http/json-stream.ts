@@ -15,36 +15,11 @@ export class JsonStream {
 
   /** The body as a stream of UTF-8 chunks: the head, then a window a pull, each after a macrotask. */
   stream(wrap: boolean, onError: (err: unknown) => void): ReadableStream<Uint8Array> {
-    const parts = this.#parts(wrap)
-    // Set when the client goes away, possibly while a pull awaits a window: what that read brings is dropped.
-    let cancelled = false
-    return new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const next = await parts.next()
-          if (cancelled) return
-          if (next.done) controller.close()
-          else controller.enqueue(Buffer.from(next.value))
-        } catch (err) {
-          if (cancelled) return
-          onError(err)
-          controller.error(err)
-        }
-      },
-      // The client went away: the windows' reader ends (its `finally` runs), no more is read.
-      async cancel() {
-        cancelled = true
-        await parts.return(undefined)
-      },
-    }, { highWaterMark: 0 })
+    return textStream(this.parts(wrap), onError)
   }
 
   /** The same text in parts: the head, then a window a part, each after a macrotask (what an Idempotency-Key keeps, idempotency.ts). */
-  parts(wrap: boolean): AsyncGenerator<string, void, undefined> {
-    return this.#parts(wrap)
-  }
-
-  async *#parts(wrap: boolean): AsyncGenerator<string, void, undefined> {
+  async *parts(wrap: boolean): AsyncGenerator<string, void, undefined> {
     const head = JSON.stringify(this.head)
     let first = true
     yield `${wrap ? '{"data":' : ''}${head === '{}' ? '{' : `${head.slice(0, -1)},`}${JSON.stringify(this.field)}:[`
@@ -68,4 +43,33 @@ export class JsonStream {
     }
     yield wrap ? ']}}' : ']}'
   }
+}
+
+/**
+ * Text parts as a web stream of UTF-8 chunks, one part a pull (highWaterMark 0: the next is asked
+ * for only once the socket has taken the last). A part that fails errors the stream, its status
+ * having gone out (the connection is cut), and is reported to `onError`. A client that goes away
+ * ends the parts (their `finally` runs), and what a pull in progress then brings is dropped.
+ */
+export function textStream(parts: AsyncGenerator<string, void, undefined>, onError: (err: unknown) => void): ReadableStream<Uint8Array> {
+  // Set when the client goes away, possibly while a pull awaits a part: what that read brings is dropped.
+  let cancelled = false
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await parts.next()
+        if (cancelled) return
+        if (next.done) controller.close()
+        else controller.enqueue(Buffer.from(next.value))
+      } catch (err) {
+        if (cancelled) return
+        onError(err)
+        controller.error(err)
+      }
+    },
+    async cancel() {
+      cancelled = true
+      await parts.return(undefined)
+    },
+  }, { highWaterMark: 0 })
 }

@@ -162,5 +162,13 @@ describe('a delivery with a long attempt log', () => {
     for (let i = 0; i < 100 && cut().length === 0; i++) await new Promise((r) => setTimeout(r, 20))
     assert.equal(cut().length, 1, logged.slice(before).join('\n'))
     assert.equal((await t.request('GET', `/v1/webhooks/deliveries/${id}`)).status, 200)
+
+    // 24 h on, the key is free again; taken by an answer kept whole, its replay is that answer, not the old parts.
+    await sql`UPDATE idempotency_keys SET created_at = ${new Date(Date.now() - 25 * 3_600_000).toISOString()} WHERE key_id = ${t.keyId} AND idem_key = ${key}`.execute(db)
+    const order = await t.request('POST', '/v1/orders', { body: orderBody(), headers: { 'idempotency-key': key } })
+    assert.equal(order.status, 201)
+    const replayed = await t.request('POST', '/v1/orders', { body: orderBody(), headers: { 'idempotency-key': key } })
+    assert.equal(replayed.headers.get('idempotent-replayed'), 'true')
+    assert.equal(replayed.text, order.text)
   })
 })
