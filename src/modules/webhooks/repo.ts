@@ -135,8 +135,7 @@ export async function attemptHistogram(db: Db, tenantId: string, o: { plan: Stat
     ${id ? sql`and exists (select 1 from deliveries d where d.id = a.delivery_id and d.webhook_id = ${id})` : sql``}`
   const ok2xx = (sign: number) => sql`case when a.response_code between 200 and 299 then ${sql.lit(sign)} else 0 end`
   const parts = recent.map((r) => attempts(r.since, r.until, sql.lit(r.sign), ok2xx(r.sign)))
-  if (hoursRecent) parts.unshift(sql`select substr(s.hour, 1, ${p}) as b, s.duration_ms as d, s.n, s.ok from attempt_stats s
-      where s.tenant_id = ${tenantId} and s.hour >= ${hoursRecent.from} and s.hour < ${hoursRecent.to}${id ? sql` and s.webhook_id = ${id}` : sql``}`)
+  if (hoursRecent) parts.unshift(sums(hoursRecent.from, hoursRecent.to))
   const rows = parts.length === 0 ? [] : (await sql<HistogramRow>`select x.b, x.d, sum(x.n) as n, sum(x.ok) as ok
     from (${sql.join(parts, sql` union all `)}) x group by x.b, x.d`.execute(db)).rows
   if (older.length === 0 && !hoursOlder) return rows
