@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type RawBuilder } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/connect.ts'
 import { dropQueue } from '../../db/drop-queue.ts'
 import type { DeliveryRow, WebhookRow } from '../../db/schema.ts'
@@ -90,33 +90,43 @@ export function attemptWindow(db: Db, tenantId: string, deliveryId: string, o: {
     .where('attempt', '>', o.after).where('attempt', '<=', o.last).orderBy('attempt').limit(o.limit).execute()
 }
 
-type HistogramRow = { b: string; d: number; n: number; ok: number }
+export type HistogramRow = { b: string; d: number; n: number; ok: number }
+
+/** Where attemptHistogram() puts what it reads. */
+export interface HistogramSink {
+  /** Rows to count `sign` times each (−1: attempts taken away from their hour's sums); may take turns of the event loop. */
+  add(rows: HistogramRow[], sign: 1 | -1): Promise<void>
+  /** Every row of the buckets before `bucket` (a bucket of `prefix` characters) has been added. */
+  complete(bucket: string): Promise<void>
+}
 
 /**
  * A tenant's attempts as (bucket, duration, count, 2xx count) rows, the bucket being the first
  * `prefix` characters of the attempt time (13: the hour, 10: the day), read as `plan` says
  * (stats-plan.ts): attempt_stats for whole hours, delivery_attempts for parts of the edge hours
- * (added, or taken away from their hour's sums). A duration may come back with a count of 0 (all
- * of it taken away).
+ * (added, or taken away from their hour's sums). Rows go to `sink`; the same (bucket, duration)
+ * may come in several, and a duration may sum to a count of 0 (all of it taken away).
  *
- * On SQLite what is settled — hours that ended, and edge attempts made, before `settled` (no
- * attempt made then can still be recorded: the delivery timeout and a margin ago) — is read in
- * windows, a turn of the event loop between two, each as long as EDGE_WINDOW_MS of reading at
- * the last one's pace: hours a window of whole hours, edges a window of time. In one statement,
- * a week of a tenant's sums (50 subscriptions, 450 distinct durations an hour: 3.3 M rows) held
- * every other tenant's requests for 1.6 s, and half an hour of its attempts (a million an hour)
- * for 0.2 s (BENCHMARKS.md, twenty-ninth session). Settled rows no longer change, so reading them
- * over several turns gives what one statement would (retention deleting some meanwhile aside).
+ * What is settled — hours that ended, and edge attempts made, before `settled` (no attempt made
+ * then can still be recorded: the delivery timeout and a margin ago) — is read in windows, a turn
+ * of the event loop between two, each as long as EDGE_WINDOW_MS of reading (and adding) at the
+ * last one's pace: hours a window of whole hours, edges a window of time. In one statement, a
+ * week of a tenant's sums (50 subscriptions, 450 distinct durations an hour: 3.3 M rows) held
+ * every other tenant's requests on SQLite for 1.6 s, and half an hour of its attempts (a million
+ * an hour) for 0.2 s (BENCHMARKS.md, twenty-ninth session); on PostgreSQL, a thousand days of
+ * (day, duration) sums — 2 M rows to receive — held serve's event loop for 120–160 ms at a time
+ * while node-postgres parsed them (thirtieth session). Settled rows no longer change, so reading
+ * them over several statements gives what one would (retention deleting some meanwhile aside).
  * The rest — the hours still being added to and the edges' last minutes — is one statement, so
- * one snapshot: sums and the attempts taken away from them agree. On PostgreSQL all of it is
- * that one statement: there the read never holds serve's event loop, and windows only added
- * round trips (+15 % to the answer).
+ * one snapshot: sums and the attempts taken away from them agree. It is read first, the edges
+ * next, then the hours oldest first, each window telling the sink which buckets are complete: a
+ * bucket's sums are kept only until then (a thousand days of a busy tenant are millions of
+ * (day, duration) pairs; thirtieth session).
  */
-export async function attemptHistogram(db: Db, tenantId: string, o: { plan: StatsPlan; prefix: number; webhookId?: string; settled: string }): Promise<HistogramRow[]> {
+export async function attemptHistogram(db: Db, tenantId: string, o: { plan: StatsPlan; prefix: number; webhookId?: string; settled: string }, sink: HistogramSink): Promise<void> {
   const p = sql.lit(o.prefix)
   const id = o.webhookId
-  // By the dialect (isPostgres() knows only the instances openDatabase() made, not one with a plugin).
-  const settled = db.getExecutor().adapter instanceof PostgresAdapter ? '' : o.settled
+  const { settled } = o
   const settledHour = settled.slice(0, 13) // hours before it ended before `settled`
   const recent: StatsPlan['raw'] = []
   const older: StatsPlan['raw'] = []
@@ -136,32 +146,22 @@ export async function attemptHistogram(db: Db, tenantId: string, o: { plan: Stat
   const ok2xx = (sign: number) => sql`case when a.response_code between 200 and 299 then ${sql.lit(sign)} else 0 end`
   const parts = recent.map((r) => attempts(r.since, r.until, sql.lit(r.sign), ok2xx(r.sign)))
   if (hoursRecent) parts.unshift(sums(hoursRecent.from, hoursRecent.to))
-  const rows = parts.length === 0 ? [] : (await sql<HistogramRow>`select x.b, x.d, sum(x.n) as n, sum(x.ok) as ok
-    from (${sql.join(parts, sql` union all `)}) x group by x.b, x.d`.execute(db)).rows
-  if (older.length === 0 && !hoursOlder) return rows
-
-  const all = new Map<string, HistogramRow>()
-  const add = (r: HistogramRow, sign: number) => {
-    const key = `${r.b} ${r.d}`
-    const sum = all.get(key)
-    if (sum) {
-      sum.n += sign * Number(r.n)
-      sum.ok += sign * Number(r.ok)
-    } else all.set(key, { b: r.b, d: Number(r.d), n: sign * Number(r.n), ok: sign * Number(r.ok) })
-  }
-  for (const r of rows) add(r, 1)
-  if (hoursOlder) {
-    await timeWindows(`${hoursOlder.from}:00:00.000Z`, `${hoursOlder.to}:00:00.000Z`, async (from, to) => {
-      for (const row of (await sums(from.slice(0, 13), to.slice(0, 13)).execute(db)).rows) add(row, 1)
-    }, { first: _H, least: _H })
+  if (parts.length > 0) {
+    await sink.add((await sql<HistogramRow>`select x.b, x.d, sum(x.n) as n, sum(x.ok) as ok
+      from (${sql.join(parts, sql` union all `)}) x group by x.b, x.d`.execute(db)).rows, 1)
   }
   for (const r of older) {
     await timeWindows(r.since, r.until, async (since, until) => {
       const q = sql<HistogramRow>`select x.b, x.d, count(*) as n, sum(x.ok) as ok from (${attempts(since, until, sql.lit(1), ok2xx(1))}) x group by x.b, x.d`
-      for (const row of (await q.execute(db)).rows) add(row, r.sign)
+      await sink.add((await q.execute(db)).rows, r.sign)
     })
   }
-  return [...all.values()]
+  if (hoursOlder) {
+    await timeWindows(`${hoursOlder.from}:00:00.000Z`, `${hoursOlder.to}:00:00.000Z`, async (from, to) => {
+      await sink.add((await sums(from.slice(0, 13), to.slice(0, 13)).execute(db)).rows, 1)
+      await sink.complete(to.slice(0, o.prefix))
+    }, { first: _H, least: _H })
+  }
 }
 
 const _H = 3_600_000

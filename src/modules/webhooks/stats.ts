@@ -3,6 +3,7 @@ import type { TenantContext } from '../../context.ts'
 import { badRequest } from '../../http/errors.ts'
 import { TimestampQuery } from '../fields.ts'
 import * as out from '../view-fields.ts'
+import { paced } from '../../lib/paced.ts'
 import * as repo from './repo.ts'
 import { statsPlan } from './stats-plan.ts'
 
@@ -53,32 +54,64 @@ export async function webhookStats(
   if (count > MAX_STATS_BUCKETS) {
     throw badRequest(`At most ${MAX_STATS_BUCKETS} buckets; this range has ${count} ${bucket}s`, [{ path: 'since', message: `range too long for ${bucket} buckets` }])
   }
-  const byBucket = new Map<string, { d: number; n: number; ok: number }[]>()
   const plan = statsPlan(since, until, ctx.clock.now())
   // Attempts made before this are all recorded: their delivery's deadline and a minute ago (repo.ts attemptHistogram()).
   const settled = new Date(ctx.clock.now().getTime() - ctx.config.deliveryTimeoutMs - 60_000).toISOString()
-  for (const r of await repo.attemptHistogram(ctx.db, ctx.tenantId, { plan, prefix: _PREFIX[bucket], webhookId: q.webhook_id, settled })) {
-    if (Number(r.n) === 0) continue
-    const list = byBucket.get(r.b) ?? []
-    list.push({ d: Number(r.d), n: Number(r.n), ok: Number(r.ok) })
-    byBucket.set(r.b, list)
-  }
+  const sums = new BucketSums()
+  await repo.attemptHistogram(ctx.db, ctx.tenantId, { plan, prefix: _PREFIX[bucket], webhookId: q.webhook_id, settled }, sums)
+  await sums.complete()
   return Array.from({ length: count }, (_, i) => {
     const start = new Date(first + i * _MS[bucket]).toISOString()
-    return _row(start, byBucket.get(start.slice(0, _PREFIX[bucket])) ?? [])
+    return { start, ...sums.rows.get(start.slice(0, _PREFIX[bucket])) ?? _EMPTY }
   })
 }
 
-function _row(start: string, pairs: { d: number; n: number; ok: number }[]): StatsRow {
-  pairs.sort((a, b) => a.d - b.d)
-  const attempts = pairs.reduce((s, p) => s + p.n, 0)
-  const succeeded = pairs.reduce((s, p) => s + p.ok, 0)
+type Counts = Omit<StatsRow, 'start'>
+const _EMPTY: Counts = { attempts: 0, succeeded: 0, failed: 0, p50_ms: null, p95_ms: null }
+
+/**
+ * The rows read for a stats answer, summed per bucket: each duration's count and the 2xx count.
+ * A bucket's row is worked out once it is complete and its sums let go, so what is kept is the
+ * buckets still being read, not the range's (bucket, duration) pairs: a thousand days of a busy
+ * tenant are millions of those, and summing and sorting them in one turn held every other request
+ * for 300 ms (BENCHMARKS.md, thirtieth session). Both steps are paced (lib/paced.ts).
+ */
+class BucketSums implements repo.HistogramSink {
+  readonly rows = new Map<string, Counts>()
+  #open = new Map<string, { ok: number; n: Map<number, number> }>()
+
+  add(rows: repo.HistogramRow[], sign: 1 | -1): Promise<void> {
+    return paced(rows, (r) => {
+      let b = this.#open.get(r.b)
+      if (!b) this.#open.set(r.b, (b = { ok: 0, n: new Map() }))
+      const d = Number(r.d)
+      b.n.set(d, (b.n.get(d) ?? 0) + sign * Number(r.n))
+      b.ok += sign * Number(r.ok)
+    }, { step: 64 })
+  }
+
+  /** Works out the buckets before `bucket`, or every bucket (one may hold a duration for every ms of the delivery timeout: the clock is read after each). */
+  complete(bucket?: string): Promise<void> {
+    const done = [...this.#open.keys()].filter((b) => bucket === undefined || b < bucket)
+    return paced(done, (b) => {
+      const sums = this.#open.get(b)!
+      this.#open.delete(b)
+      this.rows.set(b, _counts(sums.n, sums.ok))
+    })
+  }
+}
+
+/** Nearest-rank percentiles over (duration → count); a duration whose count summed to 0 counts for nothing. */
+function _counts(n: Map<number, number>, succeeded: number): Counts {
+  const durations = Float64Array.from(n.keys()).sort()
+  let attempts = 0
+  for (const c of n.values()) attempts += c
+  if (attempts === 0) return _EMPTY
   const at = (share: number) => {
-    if (attempts === 0) return null
     const rank = Math.max(1, Math.ceil(share * attempts))
     let seen = 0
-    for (const p of pairs) if ((seen += p.n) >= rank) return p.d
-    return pairs[pairs.length - 1]!.d
+    for (const d of durations) if ((seen += n.get(d)!) >= rank) return d
+    return durations[durations.length - 1]!
   }
-  return { start, attempts, succeeded, failed: attempts - succeeded, p50_ms: at(0.5), p95_ms: at(0.95) }
+  return { attempts, succeeded, failed: attempts - succeeded, p50_ms: at(0.5), p95_ms: at(0.95) }
 }
