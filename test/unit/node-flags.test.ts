@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-import { spawnSync } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { NODE_FLAGS } from '../../src/node-flags.ts'
+import { startReceiver } from '../helpers/receiver.ts'
 
 test('the checkout\'s ./travelops launcher passes exactly the V8 flags of src/node-flags.ts', () => {
   const launcher = readFileSync(new URL('../../travelops', import.meta.url), 'utf8')
@@ -35,4 +38,25 @@ test('serve\'s V8 flags set at run time still bound the old generation: old spac
   const without = peakMb(false)
   const withFlags = peakMb(true)
   assert.ok(withFlags < without * 0.6, `old space peak ${withFlags} MB with serve's flags against ${without} MB without`)
+})
+
+test('the delivery engine\'s HTTP client does not have its parser compiled again: sending webhooks leaves the peak RSS alone', async () => {
+  // undici parses answers with llhttp, WebAssembly; without --liftoff-only V8 compiles the hot
+  // parser again with TurboFan on a worker thread, ~14 MB of compiler memory at once (measured:
+  // the peak rose 21–22 MB over these sends against 8.4–8.6 MB with every flag, BENCHMARKS.md
+  // "undici's parser left on Liftoff"). Two fresh processes, the real sender, the same sends.
+  const rx = await startReceiver()
+  const child = fileURLToPath(new URL('../helpers/sender-peak.ts', import.meta.url))
+  const riseMb = async (flags: readonly string[]) => {
+    const r = await promisify(execFile)(process.execPath, [...flags, '--import', 'tsx', child, `${rx.url}/hook`], { encoding: 'utf8' })
+    return Number(r.stdout.trim())
+  }
+  try {
+    const without = await riseMb(NODE_FLAGS.filter((f) => f !== '--liftoff-only'))
+    const withFlags = await riseMb(NODE_FLAGS)
+    process.stdout.write(`# peak RSS over 2,000 sends: +${withFlags} MB with travelops' flags, +${without} MB without --liftoff-only\n`)
+    assert.ok(withFlags + 8 < without, `peak RSS rose ${withFlags} MB over 2,000 sends with travelops' flags against ${without} MB without --liftoff-only`)
+  } finally {
+    await rx.close()
+  }
 })
