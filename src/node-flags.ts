@@ -37,10 +37,11 @@ import { runInNewContext } from 'node:vm'
  * engine's HTTP client, undici, parses answers with llhttp compiled to WebAssembly. V8 runs it on
  * Liftoff, its baseline compiler, and once it is hot compiles its parser again with TurboFan, on a
  * worker thread, whose compiler took ~14 MB of scratch memory at once and left part of it in that
- * thread's glibc arena: serve's peak RSS rose 15–17 MB within 40 ms of its first busy delivery,
- * and it was the peak of the whole benchmark. Liftoff's code parses an answer ~0.5 µs slower
- * (17.1–19.8 against 17.6–18.5 µs of CPU per send; the delivery loop 74.8 against 78.1 µs per
- * delivery, medians of three runs, within its noise), and serve's peak fell 141–143 → 128–131 MB.
+ * thread's glibc arena: serve's RSS rose 122 → 145 MB within 40 ms of its first busy delivery,
+ * and that was the peak of the whole benchmark. Liftoff's code parses an answer ~0.5 µs slower
+ * (medians 17.3 against 17.7 µs of CPU per send; the delivery loop 74.8 against 78.1 µs per
+ * delivery, medians of three runs, within its noise), and serve's peak fell 141–145 → 128–131 MB
+ * (a full run: 146 → 132 MB on SQLite, 146 → 127 MB on PostgreSQL).
  * (Node's own fetch() carries the same parser; nothing else travelops runs hot is WebAssembly.)
  */
 export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--no-maglev', '--no-concurrent-recompilation', '--liftoff-only']
