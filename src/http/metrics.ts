@@ -1,6 +1,7 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { sql } from 'kysely'
 import { deliveryDbOf, type Db } from '../db/connect.ts'
+import { countQueued } from '../db/queue-count.ts'
 
 /**
  * `--metrics` (CONTRACT §13): Prometheus text at GET /metrics, names starting with
@@ -35,7 +36,7 @@ export async function createMetrics(db: Db, clock: { now(): Date }): Promise<Met
     name: 'travelops_delivery_attempt_duration_seconds', help: 'Duration of a webhook delivery attempt', labelNames: ['outcome'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry],
   })
-  // Read from the database at scrape time: cheap, indexed, and right whichever process did the work.
+  // Read from the database at scrape time: indexed, and right whichever process did the work.
   const queued: Gauge = new prom.Gauge({ name: 'travelops_deliveries_queued', help: 'Deliveries waiting for an attempt (due now or later)', registers: [registry] })
   const oldest: Gauge = new prom.Gauge({ name: 'travelops_oldest_due_delivery_age_seconds', help: 'How long the oldest due delivery has been waiting (0 when none)', registers: [registry] })
   const disabled: Gauge = new prom.Gauge({ name: 'travelops_webhooks_disabled', help: 'Subscriptions disabled by endpoint health (failing or gone)', registers: [registry] })
@@ -50,13 +51,11 @@ export async function createMetrics(db: Db, clock: { now(): Date }): Promise<Met
     },
     async render() {
       const now = clock.now().toISOString()
-      const q = await db.selectFrom('deliveries')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('due_at', 'is not', null).executeTakeFirst()
+      const q = await countQueued(db)
       const first = await _earliestDue(db)
       const off = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n'))
         .where('disabled_at', 'is not', null).where('active', '=', 0).where('deleted_at', 'is', null).executeTakeFirst()
-      queued.set(Number(q?.n ?? 0))
+      queued.set(q)
       oldest.set(first !== null && first <= now ? (Date.parse(now) - Date.parse(first)) / 1000 : 0)
       disabled.set(Number(off?.n ?? 0))
       return { body: await registry.metrics(), contentType: registry.contentType }

@@ -2,12 +2,15 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createMetrics } from '../../src/http/metrics.ts'
 import type { OpenDb } from '../../src/db/connect.ts'
+import { countQueued } from '../../src/db/queue-count.ts'
+import { testEngine } from '../helpers/engine.ts'
 import { insertWebhook, storeUnderTest } from '../helpers/store.ts'
 
 // The queue's gauges of GET /metrics (CONTRACT §13), read from the database at scrape time: how
 // many deliveries are queued, and how long the oldest due one has waited — found from each
-// subscription's earliest due time, not by reading the whole queue. The serve has stopped (no
-// worker moves the queue meanwhile) and the clock is the test's.
+// subscription's earliest due time, not by reading the whole queue — and the count, on SQLite, a
+// slice at a time with a turn of the event loop between two. The serve has stopped (no worker
+// moves the queue meanwhile) and the clock is the test's.
 
 const NOW = Date.parse('2026-06-01T12:00:00.000Z')
 const at = (s: number) => new Date(NOW + s * 1000).toISOString()
@@ -57,4 +60,41 @@ describe('metrics: the queue\'s gauges', () => {
     await queue(c, at(-1))
     assert.deepEqual(await gauges(), { queued: 8, oldest: 42.5 })
   })
+
+  /** Plain count of the queue, as one statement. */
+  const plain = async () => Number((await opened.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('due_at', 'is not', null).executeTakeFirstOrThrow()).n)
+
+  test('counted a slice at a time, the queue comes to the same count: ties, due times and subscriptions across the slices', async () => {
+    // Three more subscriptions: one with a burst of 7 due at one instant between others, one with
+    // one delivery, one with 5 due at two instants; and finished deliveries among them.
+    const [burst, single, pairs] = [await insertWebhook(opened.db, s.tenantId), await insertWebhook(opened.db, s.tenantId), await insertWebhook(opened.db, s.tenantId)]
+    await queue(burst, at(-30))
+    for (let i = 0; i < 7; i++) await queue(burst, at(10))
+    await queue(burst, at(20))
+    await queue(burst, null)
+    await queue(single, at(5))
+    for (let i = 0; i < 5; i++) await queue(pairs, at(i % 2 === 0 ? 1 : 2))
+    await queue(pairs, null)
+    const total = await plain()
+    assert.equal(total, 8 + 9 + 1 + 5, 'the deliveries queued by this file\'s tests')
+    for (const slice of [1, 2, 3, 4, 5, 7, 8, 9, 22, 23, 24, 50]) assert.equal(await countQueued(opened.db, slice), total, `slices of ${slice}`)
+    assert.equal(await countQueued(opened.db), total, 'the default slice')
+  })
+
+  // PostgreSQL counts in one statement, on the server, while serve waits for the answer.
+  if (testEngine() === 'sqlite') {
+    test('on SQLite the count gives the event loop a turn after every slice', async () => {
+      const total = await plain()
+      assert.ok(total >= 20, `${total} queued`)
+      let turns = 0
+      let counting = true
+      const tick = () => { turns++; if (counting) setImmediate(tick) }
+      setImmediate(tick)
+      const n = await countQueued(opened.db, 4)
+      counting = false
+      assert.equal(n, total)
+      assert.ok(turns >= Math.floor(total / 4), `${turns} turns of the event loop while ${total} queued deliveries were counted 4 at a time`)
+    })
+  }
 })
