@@ -1,7 +1,6 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { sql } from 'kysely'
-import { deliveryDbOf, type Db } from '../db/connect.ts'
-import { countQueued } from '../db/queue-count.ts'
+import type { Db } from '../db/connect.ts'
+import { countQueued, earliestDue } from '../db/queue-gauges.ts'
 
 /**
  * `--metrics` (CONTRACT §13): Prometheus text at GET /metrics, names starting with
@@ -52,7 +51,7 @@ export async function createMetrics(db: Db, clock: { now(): Date }): Promise<Met
     async render() {
       const now = clock.now().toISOString()
       const q = await countQueued(db)
-      const first = await _earliestDue(db)
+      const first = await earliestDue(db)
       const off = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n'))
         .where('disabled_at', 'is not', null).where('active', '=', 0).where('deleted_at', 'is', null).executeTakeFirst()
       queued.set(q)
@@ -61,24 +60,4 @@ export async function createMetrics(db: Db, clock: { now(): Date }): Promise<Met
       return { body: await registry.metrics(), contentType: registry.contentType }
     },
   }
-}
-
-/**
- * The earliest due time of any queued delivery (due now or later), or null: each subscription's
- * earliest, one seek each in deliveries_webhook_due (webhook_id, due_at), the subscriptions found
- * by skipping from one to the next as the delivery store does (on PostgreSQL on its pool, whose
- * planner never scans the table for it). A `min(due_at)` over the queue read
- * all of that index instead — 31 ms at a million queued deliveries on SQLite, every scrape, with
- * every other request waiting.
- */
-async function _earliestDue(db: Db): Promise<string | null> {
-  const r = await sql<{ first: string | null }>`
-    with recursive hooks(id) as (
-      select (select webhook_id from deliveries where due_at is not null order by webhook_id limit 1)
-      union all
-      select (select webhook_id from deliveries where due_at is not null and webhook_id > hooks.id order by webhook_id limit 1)
-      from hooks where hooks.id is not null)
-    select min((select due_at from deliveries where webhook_id = hooks.id and due_at is not null order by due_at limit 1)) as first
-    from hooks where hooks.id is not null`.execute(deliveryDbOf(db))
-  return r.rows[0]?.first ?? null
 }

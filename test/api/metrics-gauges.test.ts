@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createMetrics } from '../../src/http/metrics.ts'
 import type { OpenDb } from '../../src/db/connect.ts'
-import { countQueued } from '../../src/db/queue-count.ts'
+import { countQueued, earliestDue } from '../../src/db/queue-gauges.ts'
 import { testEngine } from '../helpers/engine.ts'
 import { insertWebhook, storeUnderTest } from '../helpers/store.ts'
 
@@ -80,21 +80,39 @@ describe('metrics: the queue\'s gauges', () => {
     assert.equal(total, 8 + 9 + 1 + 5, 'the deliveries queued by this file\'s tests')
     for (const slice of [1, 2, 3, 4, 5, 7, 8, 9, 22, 23, 24, 50]) assert.equal(await countQueued(opened.db, slice), total, `slices of ${slice}`)
     assert.equal(await countQueued(opened.db), total, 'the default slice')
+    // The earliest due time, a few subscriptions a statement: the queue's plain minimum.
+    const min = (await opened.db.selectFrom('deliveries').select((eb) => eb.fn.min('due_at').as('m')).where('due_at', 'is not', null).executeTakeFirstOrThrow()).m
+    assert.equal(min, at(-42.5))
+    for (const chunk of [1, 2, 3, 4, 5, 6, 7, 100]) assert.equal(await earliestDue(opened.db, chunk), min, `${chunk} subscriptions a statement`)
+    assert.equal(await earliestDue(opened.db), min, 'the default chunk')
   })
 
   // PostgreSQL counts in one statement, on the server, while serve waits for the answer.
   if (testEngine() === 'sqlite') {
-    test('on SQLite the count gives the event loop a turn after every slice', async () => {
+    test('on SQLite the count and the earliest due time give the event loop a turn after every slice', async () => {
+      /** How many turns the event loop took while `work` ran. */
+      const turnsDuring = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+        let turns = 0
+        let on = true
+        const tick = () => { turns++; if (on) setImmediate(tick) }
+        setImmediate(tick)
+        try {
+          return [await work(), turns]
+        } finally {
+          on = false
+        }
+      }
       const total = await plain()
       assert.ok(total >= 20, `${total} queued`)
-      let turns = 0
-      let counting = true
-      const tick = () => { turns++; if (counting) setImmediate(tick) }
-      setImmediate(tick)
-      const n = await countQueued(opened.db, 4)
-      counting = false
+      const [n, countTurns] = await turnsDuring(() => countQueued(opened.db, 4))
       assert.equal(n, total)
-      assert.ok(turns >= Math.floor(total / 4), `${turns} turns of the event loop while ${total} queued deliveries were counted 4 at a time`)
+      assert.ok(countTurns >= Math.floor(total / 4), `${countTurns} turns of the event loop while ${total} queued deliveries were counted 4 at a time`)
+      const hooks = Number((await opened.db.selectFrom('deliveries').select((eb) => eb.fn.count<number>('webhook_id').distinct().as('n'))
+        .where('due_at', 'is not', null).executeTakeFirstOrThrow()).n)
+      assert.ok(hooks >= 6, `${hooks} subscriptions with a queue`)
+      const [first, dueTurns] = await turnsDuring(() => earliestDue(opened.db, 2))
+      assert.equal(first, at(-42.5))
+      assert.ok(dueTurns >= Math.floor(hooks / 2), `${dueTurns} turns of the event loop while ${hooks} subscriptions were looked at 2 at a time`)
     })
   }
 })
