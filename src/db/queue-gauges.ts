@@ -26,9 +26,9 @@ type Entry = { webhook_id: string; due_at: string; rowid: number }
  * entry `slice` places further on (OFFSET steps over the index as a count does) and the next goes
  * on after it; a range that ends before (the step found no such entry) is counted on the next
  * turn. After an entry come three ranges, each one seek: the same subscription and due time with
- * a greater rowid, the same subscription due later, the subscriptions after it. (A row value `(webhook_id, due_at, rowid) >
- * (?, ?, ?)` would be sought by its first column alone, and every step would read its
- * subscription's earlier entries again.)
+ * a greater rowid, the same subscription due later, the subscriptions after it. (A row value
+ * `(webhook_id, due_at, rowid) > (?, ?, ?)` would be sought by its first column alone, and every
+ * step would read its subscription's earlier entries again.)
  *
  * A queue longer than a slice is counted over several turns, not in one snapshot: a delivery that
  * moved meanwhile (recorded, retried, claimed, dropped) can be counted twice or not at all, so the
