@@ -4,6 +4,7 @@ import type { EventName } from '../events/catalog.ts'
 import type { IdPrefix } from '../lib/ids.ts'
 import type { JsonStream } from './json-stream.ts'
 import { pageQuery, type Page } from './pagination.ts'
+import type { Rendered } from './rendered.ts'
 import type { RouteScope } from './scopes.ts'
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -12,9 +13,12 @@ type BodyOf<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined
 type QueryOf<Q extends v.ObjectEntries, L> = v.InferOutput<v.StrictObjectSchema<L extends true ? Q & typeof pageQuery : Q, undefined>>
 /**
  * What the handler must return when the route declares `response`: that schema's output (a page of it for lists),
- * or for a single record too large to build whole, a JsonStream of it (json-stream.ts).
+ * for a single record too large to build whole a JsonStream of it (json-stream.ts), or the record already
+ * rendered as JSON (rendered.ts).
  */
-type ResultOf<R, L> = R extends v.GenericSchema ? (L extends true ? Page<v.InferOutput<R>> : v.InferOutput<R> | JsonStream) : unknown
+type ResultOf<R, L> = R extends v.GenericSchema
+  ? (L extends true ? Page<v.InferOutput<R>> : v.InferOutput<R> | JsonStream | Rendered<any, v.InferOutput<R>>)
+  : unknown
 
 export interface RouteInput<B, Q> {
   ctx: TenantContext

@@ -10,6 +10,7 @@ import { ApiError, badRequest, issuesToDetails, notFound } from './errors.ts'
 import { validateBody } from './validate.ts'
 import { assertSameRequest, bodyFingerprint, checkIdempotencyKey, idempotent, type PartsResponse, type StoredResponse } from './idempotency.ts'
 import { pageJson, pageQuery } from './pagination.ts'
+import { Rendered } from './rendered.ts'
 import { Turns } from './turns.ts'
 
 const _listTurns = new Turns(2)
@@ -65,6 +66,7 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
         if (kept) return { status: route.status ?? 200, parts: result.parts(!route.raw) }
         return { status: route.status ?? 200, body: result.stream(!route.raw, (err) => _streamFailed(ctx, requestId, err)), headers: responseHeaders }
       }
+      if (result instanceof Rendered) return { status: route.status ?? 200, body: route.raw ? result.json : `{"data":${result.json}}`, headers: responseHeaders }
       if (!route.list) return { status: route.status ?? 200, body: JSON.stringify(route.raw ? result : { data: result }), headers: responseHeaders }
       const page = pageJson(result as object)
       if (page.length > _HEAVY_PAGE_BYTES) _heavySince.set(route, Date.now())

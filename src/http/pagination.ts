@@ -68,7 +68,11 @@ const _BYTES_PAST = 64 * 1024
  */
 export function toPage<R extends { id: string }, T>(rows: PageRows<R>, limit: number, map: (row: R) => T, json?: (row: R) => string | string[]): Page<T> {
   const pieces: (string | Buffer)[] = []
+  // Until the page could pass LARGE_PAGE_BYTES, `bytes` is an upper bound (three bytes a UTF-16
+  // unit), so a page of ordinary records is never counted byte by byte; past it, the pieces
+  // so far are counted once and every record after them exactly.
   let bytes = _ENVELOPE_BYTES
+  let exact = false
   let chars = 0
   let cut = false
   let shown = 0
@@ -78,19 +82,21 @@ export function toPage<R extends { id: string }, T>(rows: PageRows<R>, limit: nu
     const row = rows[shown]!
     const item = json ? undefined : map(row)
     const text = json ? json(row) : JSON.stringify(item)
-    // Past _BYTES_PAST characters the page is kept as UTF-8 bytes: each text encoded once, its bytes counted.
+    // Past _BYTES_PAST characters the page is kept as UTF-8 bytes: each text encoded once.
     let length = 0
-    let size = 1
     let encoded: string | Buffer | (string | Buffer)[]
     if (typeof text === 'string') {
       length = text.length
       encoded = chars + length > _BYTES_PAST ? Buffer.from(text) : text
-      size += typeof encoded === 'string' ? Buffer.byteLength(encoded) : encoded.length
     } else {
       for (const piece of text) length += piece.length
       encoded = chars + length > _BYTES_PAST ? text.map((piece) => Buffer.from(piece)) : text
-      for (const piece of encoded) size += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length
     }
+    if (!exact && bytes + 3 * length + 1 > LARGE_PAGE_BYTES) {
+      exact = true
+      bytes = _ENVELOPE_BYTES + (shown > 0 ? 1 + _byteLength(pieces) : 0)
+    }
+    const size = 1 + (exact ? _byteLength(Array.isArray(encoded) ? encoded : [encoded]) : 3 * length)
     if (shown > 0 && bytes + size > PAGE_BYTES) {
       cut = true
       break
@@ -112,6 +118,12 @@ export function toPage<R extends { id: string }, T>(rows: PageRows<R>, limit: nu
   else _rendered.set(page, Buffer.concat([Buffer.from('{"data":['), ...pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)), Buffer.from(tail)]))
   if (bytes > LARGE_PAGE_BYTES) tookLargeTurn() // other large pages wait for the next turn of the event loop (db/page-rows.ts)
   return page
+}
+
+function _byteLength(pieces: readonly (string | Buffer)[]): number {
+  let n = 0
+  for (const piece of pieces) n += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length
+  return n
 }
 
 /** A page rendered from its rows: `data` is their records, mapped when first read (a getter on the prototype: no closure per page). */

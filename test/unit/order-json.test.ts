@@ -9,7 +9,9 @@ import { customerJson, orderJson, toOrder } from '../../src/modules/orders/servi
 // Rows as createOrder()/updateOrder() write them: the customer through customerJson(), metadata
 // through toMetadataJson() (sorted keys, NULL when empty), items as JSON.stringify of minor units.
 const text = fc.string({ unit: 'grapheme', maxLength: 12 })
-const anyText = fc.oneof(text, fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom('"phone":', '\\', '\u2028', '</script>', '__proto__'))
+// Descriptions that spell the stored items' own keys and brackets too: orderJson() edits the items as text.
+const anyText = fc.oneof(text, fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom('"phone":', '\\', '\u2028', '</script>', '__proto__',
+  ',"quantity":1,"unitPrice":2}', '","quantity":3,"unitPrice":4},{"x":', '\\","quantity":', ',"unitPrice":', '}]', '1e21'))
 const customer = fc.record({
   firstName: anyText, lastName: anyText, email: anyText,
   phone: fc.option(anyText, { nil: undefined }),
@@ -43,6 +45,27 @@ describe('orderJson', () => {
     fc.assert(fc.property(row, (r) => {
       assert.equal(orderJson(r), JSON.stringify(toOrder(r)))
     }), { numRuns: 3000 })
+  })
+
+  it('renders stored items of any other shape as toOrder() reads them', () => {
+    const base = fc.sample(row, 1)[0]!
+    for (const items of [
+      '[{"description":"a","productId":null,"unitPrice":150,"quantity":2}]', // keys in another order
+      '[{"productId":null,"description":"a","quantity":2,"unitPrice":150,"note":"x"}]', // a key after unitPrice
+      '[{"productId":null,"description":"a","quantity":2,"unitPrice":1.5e2}]', // numbers JSON.stringify would not write
+      '[{"productId":null,"description":"a","quantity":2e0,"unitPrice":150}]',
+      '[{"productId":null,"description":"a","quantity":2,"unitPrice":150},{"productId":null,"description":"b","unitPrice":7,"quantity":1}]',
+      '[{"productId":null,"description":"a","quantity":2,"unitPrice":150}, {"productId":null,"description":"b","quantity":1,"unitPrice":7}]',
+      '[{"productId":null,"description":"a","quantity":2,"unitPrice":150} ]', // spaces anywhere
+      '[ {"productId":null,"description":"a","quantity":2,"unitPrice":150}]',
+      '[{"productId": null,"description":"a","quantity":2,"unitPrice":150}]',
+      '[{"productId":"prd_1" ,"description":"a","quantity":2,"unitPrice":150}]',
+      '[{"productId":null,"description":"a" ,"quantity":2,"unitPrice":150}]',
+      '[{"productId":null,"description":"a","quantity":2,"unitPrice":150 }]',
+      '[{"productId":"prd_\\"x","description":"a","quantity":2,"unitPrice":150}]',
+      '[{"productId":null,"description":"a","quantity":12345678901234567,"unitPrice":150}]',
+      '[]',
+    ]) assert.equal(orderJson({ ...base, items }), JSON.stringify(toOrder({ ...base, items })), items)
   })
 
   it('adds "phone": null last to a customer stored without one, and keeps a stored phone where it is', () => {

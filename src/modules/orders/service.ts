@@ -5,6 +5,7 @@ import { withTx, type TxScope } from '../../db/tx.ts'
 import { emit } from '../../events/emit.ts'
 import { conflict, notFound, validationFailed, type ErrorDetail } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
+import { Rendered } from '../../http/rendered.ts'
 import { newId } from '../../lib/ids.ts'
 import { MAX_MINOR, minorDigits, toMajor, toMinor } from '../../lib/money.ts'
 import { findCustomerContact } from '../customers/index.ts'
@@ -62,16 +63,55 @@ export function toOrder(row: OrderRow): Order {
  * test/unit/order-json.test.ts checks it against toOrder() on random rows.
  */
 export function orderJson(row: OrderRow): string {
-  const items = JSON.parse(row.items) as StoredItem[]
   const scale = 10 ** minorDigits(row.currency)
+  const c = row.customer
+  const customer = c.includes('"phone":') ? c : `${c.slice(0, -1)}${c.length > 2 ? ',' : ''}"phone":null}`
+  return `{"id":${JSON.stringify(row.id)},"orderNumber":${JSON.stringify(row.order_number)},"status":${JSON.stringify(row.status)},"customerId":${_str(row.customer_id)},"customer":${customer},"items":${_itemsJson(row.items, scale)},"total":${row.total / scale},"currency":${JSON.stringify(row.currency)},"travelDate":${_str(row.travel_date)},"notes":${_str(row.notes)},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`
+}
+
+const _PRODUCT_ID = '{"productId":'
+const _DESCRIPTION = ',"description":"'
+const _QUANTITY = ',"quantity":'
+const _UNIT_PRICE = ',"unitPrice":'
+const _DIGITS = /^\d{1,15}$/
+
+/**
+ * The stored items (`_priceItems()`'s objects through JSON.stringify: productId, description,
+ * quantity, unitPrice in minor units) in the API's form, edited as text: each item is copied up
+ * to its unitPrice, which is written in major units with the line's total after it. Nothing is
+ * parsed: a key found by its quotes (`,"quantity":`) is that key, since a quote inside a JSON
+ * string is always escaped (`\"`). Text in any other shape (keys in another order or with
+ * others, spaces, a number that is not a plain integer) goes through JSON.parse, as toOrder()
+ * reads it.
+ */
+function _itemsJson(text: string, scale: number): string {
+  let out = ''
+  let at = 0
+  if (text.charCodeAt(0) !== 91 /* [ */) return _parsedItemsJson(text, scale)
+  do {
+    let d = at + 1 + _PRODUCT_ID.length
+    if (!text.startsWith(_PRODUCT_ID, at + 1)) return _parsedItemsJson(text, scale)
+    d = text.startsWith('null', d) ? d + 4 : text.charCodeAt(d) === 34 /* " */ ? text.indexOf('"', d + 1) + 1 : -1
+    const q = d > 0 && text.startsWith(_DESCRIPTION, d) ? text.indexOf(_QUANTITY, d + _DESCRIPTION.length) : -1
+    const p = q > 0 && text.charCodeAt(q - 1) === 34 ? text.indexOf(_UNIT_PRICE, q) : -1
+    const end = p < 0 ? -1 : text.indexOf('}', p)
+    const quantity = end < 0 ? '' : text.slice(q + _QUANTITY.length, p)
+    const minor = end < 0 ? '' : text.slice(p + _UNIT_PRICE.length, end)
+    if (!_DIGITS.test(quantity) || !_DIGITS.test(minor)) return _parsedItemsJson(text, scale)
+    out += `${text.slice(at, p)},"unitPrice":${Number(minor) / scale},"total":${(Number(minor) * Number(quantity)) / scale}}`
+    at = end + 1
+  } while (text.charCodeAt(at) === 44 /* , */)
+  return at === text.length - 1 && text.charCodeAt(at) === 93 /* ] */ ? `${out}]` : _parsedItemsJson(text, scale)
+}
+
+function _parsedItemsJson(text: string, scale: number): string {
+  const items = JSON.parse(text) as StoredItem[]
   let list = ''
   for (let i = 0; i < items.length; i++) {
     const x = items[i]!
     list += `${i > 0 ? ',' : ''}{"productId":${_str(x.productId)},"description":${JSON.stringify(x.description)},"quantity":${x.quantity},"unitPrice":${x.unitPrice / scale},"total":${(x.unitPrice * x.quantity) / scale}}`
   }
-  const c = row.customer
-  const customer = c.includes('"phone":') ? c : `${c.slice(0, -1)}${c.length > 2 ? ',' : ''}"phone":null}`
-  return `{"id":${JSON.stringify(row.id)},"orderNumber":${JSON.stringify(row.order_number)},"status":${JSON.stringify(row.status)},"customerId":${_str(row.customer_id)},"customer":${customer},"items":[${list}],"total":${row.total / scale},"currency":${JSON.stringify(row.currency)},"travelDate":${_str(row.travel_date)},"notes":${_str(row.notes)},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`
+  return `[${list}]`
 }
 
 const _str = (s: string | null | undefined) => (s === null || s === undefined ? 'null' : JSON.stringify(s))
@@ -149,10 +189,11 @@ async function _contact(scope: TxScope, ctx: TenantContext, customerId: string):
   return contact
 }
 
-export async function getOrder(ctx: TenantContext, id: string): Promise<Order> {
+/** The order as its JSON, rendered from the row (orderJson()); the Order itself is built only if read. */
+export async function getOrder(ctx: TenantContext, id: string): Promise<Rendered<OrderRow, Order>> {
   const row = await repo.findOrder(ctx.db, ctx.tenantId, id)
   if (!row) throw notFound(`No order ${id}`)
-  return toOrder(row)
+  return new Rendered(orderJson(row), row, toOrder)
 }
 
 export async function listOrders(ctx: TenantContext, q: Omit<repo.OrderFilter, 'after'> & { cursor?: string }): Promise<Page<Order>> {
