@@ -33,6 +33,27 @@ describe('orders: money, numbers, transitions, events, paging, tenancy', () => {
     assert.equal(patched.body.error.details[0].path, 'items[0].unitPrice')
   })
 
+  test('an order reads back as the same JSON text its creation answered, alone and in a list (both rendered from the row)', async () => {
+    const product = await a.request('POST', '/v1/products', { body: { name: 'Fjord cruise', price: 149.5, currency: 'EUR' } })
+    assert.equal(product.status, 201, product.text)
+    const bodies = [
+      orderBody({ items: [{ description: 'a "quoted", \\ line\u2028', quantity: 3, unitPrice: 0.1 }, { productId: product.body.data.id, description: '","quantity":1,"unitPrice":2}', quantity: 2, unitPrice: 149.5 }],
+        metadata: { b: '2', a: 'ü' }, notes: 'n' }),
+      orderBody({ currency: 'KWD', items: [{ description: 'x', quantity: 7, unitPrice: 1.001 }], customer: { firstName: 'A', lastName: 'B', email: 'a@example.com', phone: '+47 1' } }),
+      orderBody({ currency: 'JPY', items: [{ description: 'y', quantity: 2, unitPrice: 15000 }] }),
+    ]
+    for (const body of bodies) {
+      const created = await a.request('POST', '/v1/orders', { body })
+      assert.equal(created.status, 201, created.text)
+      const id = created.body.data.id
+      const got = await a.request('GET', `/v1/orders/${id}`)
+      assert.equal(got.text, created.text)
+      const listed = await a.request('GET', '/v1/orders?limit=1')
+      assert.equal(JSON.stringify(listed.body.data[0]), JSON.stringify(created.body.data))
+      assert.equal(listed.text.slice('{"data":['.length, listed.text.indexOf(',"has_more"') - 1), created.text.slice('{"data":'.length, -1))
+    }
+  })
+
   test('concurrent changes all succeed, as one writer at a time would have them: 64 PATCHes of one order at once, beside 64 new orders and webhooks subscribed', async () => {
     // On PostgreSQL these conflict (SERIALIZABLE) and are run again until they succeed; a client never gets a 409 for it.
     const rx = `https://hooks.example.com/concurrent`
