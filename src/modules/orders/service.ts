@@ -56,17 +56,20 @@ export function toOrder(row: OrderRow): Order {
 
 /**
  * `JSON.stringify(toOrder(row))`, written straight from the row: the stored customer and
- * metadata are passed through as text, so a page of orders parses only their items. Exact
- * because those columns hold only what JSON.stringify wrote (`customerJson()`, toMetadataJson():
- * re-parsing and re-serialising such text gives it back byte for byte); a customer stored
- * without a phone gets `"phone":null` last, as `_customerView()` puts it.
- * test/unit/order-json.test.ts checks it against toOrder() on random rows.
+ * metadata are passed through as text and the items edited as text (_itemsJson()), so nothing
+ * is parsed. Exact because those columns hold only what JSON.stringify wrote (`customerJson()`,
+ * toMetadataJson(), `_priceItems()`: re-parsing and re-serialising such text gives it back byte
+ * for byte); a customer stored without a phone gets `"phone":null` last, as `_customerView()`
+ * puts it. The id, order number, status, currency and times are quoted as they are: the service
+ * writes them (newId(), the counter, the status names, a checked ISO 4217 code, toISOString())
+ * in characters that JSON never escapes. test/unit/order-json.test.ts checks it against
+ * toOrder() on random rows.
  */
 export function orderJson(row: OrderRow): string {
   const scale = 10 ** minorDigits(row.currency)
   const c = row.customer
   const customer = c.includes('"phone":') ? c : `${c.slice(0, -1)}${c.length > 2 ? ',' : ''}"phone":null}`
-  return `{"id":${JSON.stringify(row.id)},"orderNumber":${JSON.stringify(row.order_number)},"status":${JSON.stringify(row.status)},"customerId":${_str(row.customer_id)},"customer":${customer},"items":${_itemsJson(row.items, scale)},"total":${row.total / scale},"currency":${JSON.stringify(row.currency)},"travelDate":${_str(row.travel_date)},"notes":${_str(row.notes)},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`
+  return `{"id":"${row.id}","orderNumber":"${row.order_number}","status":"${row.status}","customerId":${_str(row.customer_id)},"customer":${customer},"items":${_itemsJson(row.items, scale)},"total":${row.total / scale},"currency":"${row.currency}","travelDate":${_str(row.travel_date)},"notes":${_str(row.notes)},"metadata":${row.metadata ?? '{}'},"createdAt":"${row.created_at}","updatedAt":"${row.updated_at}"}`
 }
 
 const _PRODUCT_ID = '{"productId":'
