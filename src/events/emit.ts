@@ -1,6 +1,7 @@
 import type { TxScope } from '../db/tx.ts'
 import type { TenantContext } from '../context.ts'
 import { insertDelivery, insertEvent, writeEvent } from '../delivery/fan-out.ts'
+import { Rendered } from '../http/rendered.ts'
 import { newId } from '../lib/ids.ts'
 import type { EventEnvelope, EventName } from './catalog.ts'
 
@@ -10,15 +11,19 @@ import type { EventEnvelope, EventName } from './catalog.ts'
  * GET returns it after the change. The delivery worker is woken after commit; when it offered a
  * lease (it has room), the deliveries are written already leased to it and it sends them then.
  */
-export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventName, data: T): Promise<EventEnvelope<T>> {
-  const envelope: EventEnvelope<T> = {
+export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventName, data: T | Rendered<T>): Promise<EventEnvelope<T | Rendered<T>>> {
+  const envelope: EventEnvelope<T | Rendered<T>> = {
     id: newId('evt'),
     event,
     timestamp: ctx.clock.now().toISOString(),
     tenant_id: ctx.tenantId,
     data,
   }
-  const { hooks, jobs } = await writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload: JSON.stringify(envelope) }, ctx.lease?.(ctx.tenantId))
+  // A record already rendered (http/rendered.ts) goes in as its text: the same JSON, not built again.
+  const payload = data instanceof Rendered
+    ? `{"id":"${envelope.id}","event":"${event}","timestamp":"${envelope.timestamp}","tenant_id":"${ctx.tenantId}","data":${data.json}}`
+    : JSON.stringify(envelope)
+  const { hooks, jobs } = await writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload }, ctx.lease?.(ctx.tenantId))
   if (hooks.length > 0) scope.afterCommit(() => ctx.notify(jobs ? { tenantId: ctx.tenantId, webhookIds: hooks, jobs } : { tenantId: ctx.tenantId, webhookIds: hooks }))
   return envelope
 }

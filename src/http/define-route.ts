@@ -17,7 +17,7 @@ type QueryOf<Q extends v.ObjectEntries, L> = v.InferOutput<v.StrictObjectSchema<
  * rendered as JSON (rendered.ts).
  */
 type ResultOf<R, L> = R extends v.GenericSchema
-  ? (L extends true ? Page<v.InferOutput<R>> : v.InferOutput<R> | JsonStream | Rendered<any, v.InferOutput<R>>)
+  ? (L extends true ? Page<v.InferOutput<R>> : v.InferOutput<R> | JsonStream | Rendered<v.InferOutput<R>>)
   : unknown
 
 export interface RouteInput<B, Q> {

@@ -1,15 +1,22 @@
 /**
  * A single record a handler answers already rendered as its JSON text (what `JSON.stringify` of
  * the record gives, byte for byte), so the record is not built as an object only to be
- * serialised: the route's answer is `{"data":` + that text + `}`. The record itself is built
- * from its row only if something reads `value` (or serialises this object).
+ * serialised: the route's answer is `{"data":` + that text + `}`, and an event's payload takes
+ * the same text (events/emit.ts). The record itself is built from its row only if something
+ * reads `value` (or serialises this object).
  */
-export class Rendered<R, T> {
+export class Rendered<T> {
   #value: T | undefined
-  constructor(readonly json: string, private readonly _row: R, private readonly _map: (row: R) => T) {}
+
+  private constructor(readonly json: string, private readonly _row: unknown, private readonly _map: (row: never) => T) {}
+
+  /** `json` must be exactly `JSON.stringify(map(row))`. */
+  static of<R, T>(json: string, row: R, map: (row: R) => T): Rendered<T> {
+    return new Rendered(json, row, map)
+  }
 
   get value(): T {
-    return (this.#value ??= this._map(this._row))
+    return (this.#value ??= (this._map as (row: unknown) => T)(this._row))
   }
 
   toJSON(): T {

@@ -51,6 +51,27 @@ describe('orders: money, numbers, transitions, events, paging, tenancy', () => {
       const listed = await a.request('GET', '/v1/orders?limit=1')
       assert.equal(JSON.stringify(listed.body.data[0]), JSON.stringify(created.body.data))
       assert.equal(listed.text.slice('{"data":['.length, listed.text.indexOf(',"has_more"') - 1), created.text.slice('{"data":'.length, -1))
+      const changes = []
+      for (const [method, path, change] of [
+        ['POST', `/v1/orders/${id}/confirm`, undefined],
+        ['PATCH', `/v1/orders/${id}`, { notes: 'changed "notes"' }],
+        ['PATCH', `/v1/orders/${id}`, { notes: 'changed "notes"' }], // no change
+      ] as const) {
+        const changed = await a.request(method, path, { body: change })
+        assert.equal(changed.status, 200, changed.text)
+        assert.equal((await a.request('GET', `/v1/orders/${id}`)).text, changed.text)
+        changes.push(changed)
+      }
+      // Each event's payload carries the same text as the answer of the change that made it.
+      const events = (await eventsOf(a.id)).filter((e) => e.payload.includes(id))
+      assert.deepEqual(events.map((e) => e.name), ['order.created', 'order.confirmed', 'order.updated', 'order.updated'])
+      const answers = [created, changes[0], changes[0], changes[1]]
+      events.forEach((e, i) => {
+        const p = JSON.parse(e.payload)
+        assert.deepEqual(Object.keys(p), ['id', 'event', 'timestamp', 'tenant_id', 'data'])
+        assert.deepEqual([p.id, p.event, p.timestamp, p.tenant_id], [e.id, e.name, e.created_at, a.id])
+        assert.equal(e.payload.slice(e.payload.indexOf(',"data":') + ',"data":'.length, -1), answers[i]!.text.slice('{"data":'.length, -1))
+      })
     }
   })
 

@@ -143,7 +143,7 @@ function _priceItems(items: { description: string; quantity: number; unitPrice: 
 export const customerJson = (c: OrderCustomerValue) =>
   JSON.stringify({ firstName: c.firstName, lastName: c.lastName, email: c.email, ...(c.phone ? { phone: c.phone } : {}) })
 
-export async function createOrder(ctx: TenantContext, input: CreateOrderInput): Promise<Order> {
+export async function createOrder(ctx: TenantContext, input: CreateOrderInput): Promise<Rendered<Order>> {
   const priced = _priceItems(input.items, input.currency)
   return withTx(ctx.db, async (scope) => {
     await assertRefs(scope.tx, ctx.tenantId, _refs(input.customerId, input.items))
@@ -167,7 +167,7 @@ export async function createOrder(ctx: TenantContext, input: CreateOrderInput): 
       updated_at: now,
     }
     await repo.insertOrder(scope.tx, row)
-    const order = toOrder(row)
+    const order = Rendered.of(orderJson(row), row, toOrder)
     await emit(scope, ctx, 'order.created', order)
     return order
   })
@@ -193,10 +193,10 @@ async function _contact(scope: TxScope, ctx: TenantContext, customerId: string):
 }
 
 /** The order as its JSON, rendered from the row (orderJson()); the Order itself is built only if read. */
-export async function getOrder(ctx: TenantContext, id: string): Promise<Rendered<OrderRow, Order>> {
+export async function getOrder(ctx: TenantContext, id: string): Promise<Rendered<Order>> {
   const row = await repo.findOrder(ctx.db, ctx.tenantId, id)
   if (!row) throw notFound(`No order ${id}`)
-  return new Rendered(orderJson(row), row, toOrder)
+  return Rendered.of(orderJson(row), row, toOrder)
 }
 
 export async function listOrders(ctx: TenantContext, q: Omit<repo.OrderFilter, 'after'> & { cursor?: string }): Promise<Page<Order>> {
@@ -204,7 +204,7 @@ export async function listOrders(ctx: TenantContext, q: Omit<repo.OrderFilter, '
   return toPage(rows, q.limit, toOrder, orderJson)
 }
 
-export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderInput): Promise<Order> {
+export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderInput): Promise<Rendered<Order>> {
   return withTx(ctx.db, async (scope) => {
     const row = await repo.findOrder(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No order ${id}`)
@@ -228,7 +228,7 @@ export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderIn
     if (input.metadata !== undefined) set.metadata = toMetadataJson(input.metadata)
     if (input.status !== undefined && input.status !== row.status) set.status = input.status
     const changed = changedColumns(row, set)
-    if (changed.length === 0) return toOrder(row)
+    if (changed.length === 0) return Rendered.of(orderJson(row), row, toOrder)
     if (terminal && changed.some((k) => k !== 'notes' && k !== 'metadata')) {
       throw conflict(`Order ${id} is ${row.status}; only notes and metadata can still change`)
     }
@@ -238,7 +238,7 @@ export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderIn
 }
 
 /** confirm / cancel actions: 409 when already there or not allowed from the current status. */
-export function transitionOrder(ctx: TenantContext, id: string, to: 'confirmed' | 'cancelled'): Promise<Order> {
+export function transitionOrder(ctx: TenantContext, id: string, to: 'confirmed' | 'cancelled'): Promise<Rendered<Order>> {
   return withTx(ctx.db, async (scope) => {
     const row = await repo.findOrder(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No order ${id}`)
@@ -254,10 +254,11 @@ function _assertTransition(row: OrderRow, to: OrderStatus): void {
   }
 }
 
-async function _save(ctx: TenantContext, scope: TxScope, row: OrderRow, set: OrderUpdate): Promise<Order> {
+async function _save(ctx: TenantContext, scope: TxScope, row: OrderRow, set: OrderUpdate): Promise<Rendered<Order>> {
   set.updated_at = ctx.clock.now().toISOString()
   await repo.updateOrder(scope.tx, ctx.tenantId, row.id, set)
-  const order = toOrder({ ...row, ...set } as OrderRow)
+  const changed = { ...row, ...set } as OrderRow
+  const order = Rendered.of(orderJson(changed), changed, toOrder)
   if (set.status === 'confirmed') await emit(scope, ctx, 'order.confirmed', order)
   if (set.status === 'cancelled') await emit(scope, ctx, 'order.cancelled', order)
   await emit(scope, ctx, 'order.updated', order)
