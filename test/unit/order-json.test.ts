@@ -64,8 +64,15 @@ describe('orderJson', () => {
       '[{"productId":null,"description":"a","quantity":2,"unitPrice":150 }]',
       '[{"productId":"prd_\\"x","description":"a","quantity":2,"unitPrice":150}]',
       '[{"productId":null,"description":"a","quantity":12345678901234567,"unitPrice":150}]',
+      '[{"productId":null,"description":"a","quantity":2,"unitPrice":0},{"productId":null,"description":"b","quantity":1,"unitPrice":999999999999999}]',
+      '[{"productId":null,"description":"a","quantity":2,"unitPrice":1000000000000000}]', // 16 digits
+      '[{"productId":null,"description":"a","quantity":2,"unitPrice":-150}]',
       '[]',
     ]) assert.equal(orderJson({ ...base, items }), JSON.stringify(toOrder({ ...base, items })), items)
+    // Not JSON at all (a leading zero): refused by both, not rendered.
+    const invalid = '[{"productId":null,"description":"a","quantity":02,"unitPrice":150}]'
+    assert.throws(() => toOrder({ ...base, items: invalid }), SyntaxError)
+    assert.throws(() => orderJson({ ...base, items: invalid }), SyntaxError)
   })
 
   it('adds "phone": null last to a customer stored without one, and keeps a stored phone where it is', () => {

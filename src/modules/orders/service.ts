@@ -76,7 +76,6 @@ const _PRODUCT_ID = '{"productId":'
 const _DESCRIPTION = ',"description":"'
 const _QUANTITY = ',"quantity":'
 const _UNIT_PRICE = ',"unitPrice":'
-const _DIGITS = /^\d{1,15}$/
 
 /**
  * The stored items (`_priceItems()`'s objects through JSON.stringify: productId, description,
@@ -98,13 +97,25 @@ function _itemsJson(text: string, scale: number): string {
     const q = d > 0 && text.startsWith(_DESCRIPTION, d) ? text.indexOf(_QUANTITY, d + _DESCRIPTION.length) : -1
     const p = q > 0 && text.charCodeAt(q - 1) === 34 ? text.indexOf(_UNIT_PRICE, q) : -1
     const end = p < 0 ? -1 : text.indexOf('}', p)
-    const quantity = end < 0 ? '' : text.slice(q + _QUANTITY.length, p)
-    const minor = end < 0 ? '' : text.slice(p + _UNIT_PRICE.length, end)
-    if (!_DIGITS.test(quantity) || !_DIGITS.test(minor)) return _parsedItemsJson(text, scale)
-    out += `${text.slice(at, p)},"unitPrice":${Number(minor) / scale},"total":${(Number(minor) * Number(quantity)) / scale}}`
+    const quantity = end < 0 ? -1 : _integer(text, q + _QUANTITY.length, p)
+    const minor = end < 0 ? -1 : _integer(text, p + _UNIT_PRICE.length, end)
+    if (quantity < 0 || minor < 0) return _parsedItemsJson(text, scale)
+    out += `${text.slice(at, p)},"unitPrice":${minor / scale},"total":${(minor * quantity) / scale}}`
     at = end + 1
   } while (text.charCodeAt(at) === 44 /* , */)
   return at === text.length - 1 && text.charCodeAt(at) === 93 /* ] */ ? `${out}]` : _parsedItemsJson(text, scale)
+}
+
+/** The integer JSON.stringify wrote from `from` to `to` (1–15 digits, no leading zero), or -1. */
+function _integer(text: string, from: number, to: number): number {
+  if (to <= from || to - from > 15 || (to - from > 1 && text.charCodeAt(from) === 48)) return -1
+  let n = 0
+  for (let i = from; i < to; i++) {
+    const digit = text.charCodeAt(i) - 48
+    if (digit < 0 || digit > 9) return -1
+    n = n * 10 + digit
+  }
+  return n
 }
 
 function _parsedItemsJson(text: string, scale: number): string {
