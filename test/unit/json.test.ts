@@ -118,7 +118,7 @@ describe('parseJson', () => {
       'modules/itineraries/service.ts': ['JSON.parse(row.days)', 'JSON.parse(row.days)'],
       'modules/keys/api.ts': ['JSON.parse(row.scopes)', 'JSON.parse(caller.scopes)'],
       'modules/keys/service.ts': ['JSON.parse(row.scopes)'],
-      'modules/orders/service.ts': ['JSON.parse(row.items)', 'JSON.parse(row.items)', 'JSON.parse(json)', 'JSON.parse(row.items)', 'JSON.parse(row.items)'],
+      'modules/orders/service.ts': ['JSON.parse(row.items)', 'JSON.parse(text)', 'JSON.parse(json)', 'JSON.parse(row.items)', 'JSON.parse(row.items)'], // stored items: keys are ours
       'modules/webhooks/deliveries.ts': ['JSON.parse(hook.events)'],
       'modules/webhooks/service.ts': ['JSON.parse(row.events)', 'JSON.parse(row.headers)'],
     }
