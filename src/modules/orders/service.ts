@@ -91,9 +91,9 @@ function _itemsJson(text: string, scale: number): string {
   let at = 0
   if (text.charCodeAt(0) !== 91 /* [ */) return _parsedItemsJson(text, scale)
   do {
-    let d = at + 1 + _PRODUCT_ID.length
     if (!text.startsWith(_PRODUCT_ID, at + 1)) return _parsedItemsJson(text, scale)
-    d = text.startsWith('null', d) ? d + 4 : text.charCodeAt(d) === 34 /* " */ ? text.indexOf('"', d + 1) + 1 : -1
+    const id = at + 1 + _PRODUCT_ID.length
+    const d = text.startsWith('null', id) ? id + 4 : text.charCodeAt(id) === 34 /* " */ ? text.indexOf('"', id + 1) + 1 : -1
     const q = d > 0 && text.startsWith(_DESCRIPTION, d) ? text.indexOf(_QUANTITY, d + _DESCRIPTION.length) : -1
     const p = q > 0 && text.charCodeAt(q - 1) === 34 ? text.indexOf(_UNIT_PRICE, q) : -1
     const end = p < 0 ? -1 : text.indexOf('}', p)
