@@ -81,3 +81,11 @@ function _restore(root: unknown, prefix: string, names: string[]): unknown {
   }
   return top.value
 }
+
+/**
+ * A string or null as `JSON.stringify` writes it: for records rendered straight from their rows
+ * (each module's `…Json(row)`, equal to `JSON.stringify(to…(row))`; test/unit/record-json.test.ts).
+ */
+export function jsonString(s: string | null | undefined): string {
+  return s === null || s === undefined ? 'null' : JSON.stringify(s)
+}

@@ -6,6 +6,7 @@ import { emit } from '../../events/emit.ts'
 import { notFound } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
+import { jsonString } from '../../lib/json.ts'
 import { changedColumns, parseJson, toAddressJson, toMetadataJson, type AddressValue } from '../fields.ts'
 import * as repo from './repo.ts'
 import type { CreateCustomerInput, Customer, CustomerContact, UpdateCustomerInput } from './schema.ts'
@@ -23,6 +24,15 @@ export function toCustomer(row: CustomerRow): Customer {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
+}
+
+/**
+ * `JSON.stringify(toCustomer(row))` written straight from the row: the address and metadata are
+ * passed through as stored (JSON.stringify's own output, which re-parsing and re-serialising gives
+ * back byte for byte). Checked against toCustomer() on random rows (test/unit/record-json.test.ts).
+ */
+export function customerJson(row: CustomerRow): string {
+  return `{"id":${JSON.stringify(row.id)},"firstName":${JSON.stringify(row.first_name)},"lastName":${JSON.stringify(row.last_name)},"email":${JSON.stringify(row.email)},"phone":${jsonString(row.phone)},"address":${row.address ?? 'null'},"notes":${jsonString(row.notes)},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`
 }
 
 export function createCustomer(ctx: TenantContext, input: CreateCustomerInput): Promise<Customer> {
@@ -56,7 +66,7 @@ export async function getCustomer(ctx: TenantContext, id: string): Promise<Custo
 
 export async function listCustomers(ctx: TenantContext, q: Omit<repo.CustomerFilter, 'after'> & { cursor?: string }): Promise<Page<Customer>> {
   const rows = await repo.listCustomers(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
-  return toPage(rows, q.limit, toCustomer)
+  return toPage(rows, q.limit, toCustomer, customerJson)
 }
 
 export function updateCustomer(ctx: TenantContext, id: string, input: UpdateCustomerInput): Promise<Customer> {

@@ -5,6 +5,7 @@ import { emit } from '../../events/emit.ts'
 import { notFound } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
+import { jsonString } from '../../lib/json.ts'
 import { changedColumns, parseJson, toMetadataJson } from '../fields.ts'
 import { assertRefs } from '../refs.ts'
 import * as repo from './repo.ts'
@@ -27,6 +28,15 @@ export function toInquiry(row: InquiryRow): Inquiry {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
+}
+
+/**
+ * `JSON.stringify(toInquiry(row))` written straight from the row: the metadata passed through as stored
+ * (JSON.stringify's own output, which re-parsing and re-serialising gives back byte for byte).
+ * Checked against toInquiry() on random rows (test/unit/record-json.test.ts).
+ */
+export function inquiryJson(row: InquiryRow): string {
+  return `{"id":${JSON.stringify(row.id)},"name":${JSON.stringify(row.name)},"email":${JSON.stringify(row.email)},"phone":${jsonString(row.phone)},"message":${JSON.stringify(row.message)},"productId":${jsonString(row.product_id)},"travelDate":${jsonString(row.travel_date)},"travelers":${row.travelers},"status":${JSON.stringify(row.status)},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`
 }
 
 export function createInquiry(ctx: TenantContext, input: CreateInquiryInput): Promise<Inquiry> {
@@ -63,7 +73,7 @@ export async function getInquiry(ctx: TenantContext, id: string): Promise<Inquir
 
 export async function listInquiries(ctx: TenantContext, q: { limit: number; cursor?: string }): Promise<Page<Inquiry>> {
   const rows = await repo.listInquiries(ctx.db, ctx.tenantId, { limit: q.limit, after: q.cursor })
-  return toPage(rows, q.limit, toInquiry)
+  return toPage(rows, q.limit, toInquiry, inquiryJson)
 }
 
 export function updateInquiry(ctx: TenantContext, id: string, input: UpdateInquiryInput): Promise<Inquiry> {

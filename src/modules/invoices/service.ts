@@ -11,7 +11,7 @@ import { changedColumns, toMetadataJson } from '../fields.ts'
 import { assertRefs } from '../refs.ts'
 import * as repo from './repo.ts'
 import type { CreateInvoiceInput, Invoice, UpdateInvoiceInput } from './schema.ts'
-import { linesInMajor, priceLines, toInvoice } from './view.ts'
+import { invoiceJson, linesInMajor, priceLines, toInvoice } from './view.ts'
 
 export async function createInvoice(ctx: TenantContext, input: CreateInvoiceInput): Promise<Invoice> {
   const priced = priceLines(input.lines, input.currency)
@@ -51,7 +51,7 @@ export async function getInvoice(ctx: TenantContext, id: string): Promise<Invoic
 
 export async function listInvoices(ctx: TenantContext, q: Omit<repo.InvoiceFilter, 'after'> & { cursor?: string }): Promise<Page<Invoice>> {
   const rows = await repo.listInvoices(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
-  return toPage(rows, q.limit, toInvoice)
+  return toPage(rows, q.limit, toInvoice, invoiceJson)
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { InvoiceRow } from '../../db/schema.ts'
 import { validationFailed, type ErrorDetail } from '../../http/errors.ts'
+import { jsonString } from '../../lib/json.ts'
 import { MAX_MINOR, toMajor } from '../../lib/money.ts'
 import { minorAt, parseJson } from '../fields.ts'
 import type { Invoice, InvoiceLineValue, InvoiceStatus } from './schema.ts'
@@ -12,19 +13,13 @@ export interface StoredLine {
 }
 
 export function toInvoice(row: InvoiceRow): Invoice {
-  const lines = JSON.parse(row.lines) as StoredLine[]
   return {
     id: row.id,
     invoiceNumber: row.invoice_number,
     status: row.status as InvoiceStatus,
     orderId: row.order_id,
     customerId: row.customer_id,
-    lines: lines.map((l) => ({
-      description: l.description,
-      quantity: l.quantity,
-      unitPrice: toMajor(l.unitPrice, row.currency),
-      total: toMajor(l.unitPrice * l.quantity, row.currency),
-    })),
+    lines: _lines(row),
     total: toMajor(row.total, row.currency),
     amountPaid: toMajor(row.amount_paid, row.currency),
     currency: row.currency,
@@ -34,6 +29,26 @@ export function toInvoice(row: InvoiceRow): Invoice {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
+}
+
+/**
+ * `JSON.stringify(toInvoice(row))` written straight from the row: the metadata passed through as
+ * stored (JSON.stringify's own output, which re-parsing and re-serialising gives back byte for
+ * byte), the lines converted to major units as toInvoice() does. Checked against toInvoice() on
+ * random rows (test/unit/record-json.test.ts).
+ */
+export function invoiceJson(row: InvoiceRow): string {
+  return `{"id":${JSON.stringify(row.id)},"invoiceNumber":${JSON.stringify(row.invoice_number)},"status":${JSON.stringify(row.status)},"orderId":${jsonString(row.order_id)},"customerId":${jsonString(row.customer_id)},"lines":${JSON.stringify(_lines(row))},"total":${toMajor(row.total, row.currency)},"amountPaid":${toMajor(row.amount_paid, row.currency)},"currency":${JSON.stringify(row.currency)},"dueDate":${jsonString(row.due_date)},"paidAt":${jsonString(row.paid_at)},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`
+}
+
+/** The stored lines as the API shows them: prices in major units, each with its total. */
+function _lines(row: InvoiceRow): Invoice['lines'] {
+  return (JSON.parse(row.lines) as StoredLine[]).map((l) => ({
+    description: l.description,
+    quantity: l.quantity,
+    unitPrice: toMajor(l.unitPrice, row.currency),
+    total: toMajor(l.unitPrice * l.quantity, row.currency),
+  }))
 }
 
 /** Converts line prices to minor units of the currency and sums them exactly; 422 on excess decimals. */

@@ -7,6 +7,7 @@ import { conflict, notFound, validationFailed, type ErrorDetail } from '../../ht
 import { toPage, type Page } from '../../http/pagination.ts'
 import { Rendered } from '../../http/rendered.ts'
 import { newId } from '../../lib/ids.ts'
+import { jsonString } from '../../lib/json.ts'
 import { MAX_MINOR, minorDigits, toMajor, toMinor } from '../../lib/money.ts'
 import { findCustomerContact } from '../customers/index.ts'
 import { changedColumns, parseJson, toMetadataJson } from '../fields.ts'
@@ -69,7 +70,7 @@ export function orderJson(row: OrderRow): string {
   const scale = 10 ** minorDigits(row.currency)
   const c = row.customer
   const customer = c.includes('"phone":') ? c : `${c.slice(0, -1)}${c.length > 2 ? ',' : ''}"phone":null}`
-  return `{"id":"${row.id}","orderNumber":"${row.order_number}","status":"${row.status}","customerId":${_str(row.customer_id)},"customer":${customer},"items":${_itemsJson(row.items, scale)},"total":${row.total / scale},"currency":"${row.currency}","travelDate":${_str(row.travel_date)},"notes":${_str(row.notes)},"metadata":${row.metadata ?? '{}'},"createdAt":"${row.created_at}","updatedAt":"${row.updated_at}"}`
+  return `{"id":"${row.id}","orderNumber":"${row.order_number}","status":"${row.status}","customerId":${jsonString(row.customer_id)},"customer":${customer},"items":${_itemsJson(row.items, scale)},"total":${row.total / scale},"currency":"${row.currency}","travelDate":${jsonString(row.travel_date)},"notes":${jsonString(row.notes)},"metadata":${row.metadata ?? '{}'},"createdAt":"${row.created_at}","updatedAt":"${row.updated_at}"}`
 }
 
 const _PRODUCT_ID = '{"productId":'
@@ -123,12 +124,10 @@ function _parsedItemsJson(text: string, scale: number): string {
   let list = ''
   for (let i = 0; i < items.length; i++) {
     const x = items[i]!
-    list += `${i > 0 ? ',' : ''}{"productId":${_str(x.productId)},"description":${JSON.stringify(x.description)},"quantity":${x.quantity},"unitPrice":${x.unitPrice / scale},"total":${(x.unitPrice * x.quantity) / scale}}`
+    list += `${i > 0 ? ',' : ''}{"productId":${jsonString(x.productId)},"description":${JSON.stringify(x.description)},"quantity":${x.quantity},"unitPrice":${x.unitPrice / scale},"total":${(x.unitPrice * x.quantity) / scale}}`
   }
   return `[${list}]`
 }
-
-const _str = (s: string | null | undefined) => (s === null || s === undefined ? 'null' : JSON.stringify(s))
 
 /** The order's customer with every field present (`phone: null` when unset), like every other optional field. */
 function _customerView(json: string): Order['customer'] {

@@ -5,6 +5,7 @@ import { emit } from '../../events/emit.ts'
 import { conflict, notFound, validationFailed, type ErrorDetail } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
+import { jsonString } from '../../lib/json.ts'
 import { toMajor } from '../../lib/money.ts'
 import { toMetadataJson, minorAt, parseJson } from '../fields.ts'
 import { addToAmountPaid, assertPayable } from '../invoices/index.ts'
@@ -27,6 +28,15 @@ export function toPayment(row: PaymentRow): Payment {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
+}
+
+/**
+ * `JSON.stringify(toPayment(row))` written straight from the row: the metadata passed through as stored
+ * (JSON.stringify's own output, which re-parsing and re-serialising gives back byte for byte).
+ * Checked against toPayment() on random rows (test/unit/record-json.test.ts).
+ */
+export function paymentJson(row: PaymentRow): string {
+  return `{"id":${JSON.stringify(row.id)},"amount":${toMajor(row.amount, row.currency)},"currency":${JSON.stringify(row.currency)},"method":${JSON.stringify(row.method)},"orderId":${jsonString(row.order_id)},"invoiceId":${jsonString(row.invoice_id)},"reference":${jsonString(row.reference)},"status":${JSON.stringify(row.status)},"refundedAmount":${toMajor(row.refunded_amount, row.currency)},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`
 }
 
 /**
@@ -71,7 +81,7 @@ export async function getPayment(ctx: TenantContext, id: string): Promise<Paymen
 
 export async function listPayments(ctx: TenantContext, q: Omit<repo.PaymentFilter, 'after'> & { cursor?: string }): Promise<Page<Payment>> {
   const rows = await repo.listPayments(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
-  return toPage(rows, q.limit, toPayment)
+  return toPage(rows, q.limit, toPayment, paymentJson)
 }
 
 /**

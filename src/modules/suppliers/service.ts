@@ -4,6 +4,7 @@ import { withTx } from '../../db/tx.ts'
 import { notFound } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
+import { jsonString } from '../../lib/json.ts'
 import { changedColumns, parseJson, toAddressJson, toMetadataJson, type AddressValue } from '../fields.ts'
 import * as repo from './repo.ts'
 import type { CreateSupplierInput, Supplier, SupplierType, UpdateSupplierInput } from './schema.ts'
@@ -23,6 +24,15 @@ export function toSupplier(row: SupplierRow): Supplier {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
+}
+
+/**
+ * `JSON.stringify(toSupplier(row))` written straight from the row: the address and metadata passed through as stored
+ * (JSON.stringify's own output, which re-parsing and re-serialising gives back byte for byte).
+ * Checked against toSupplier() on random rows (test/unit/record-json.test.ts).
+ */
+export function supplierJson(row: SupplierRow): string {
+  return `{"id":${JSON.stringify(row.id)},"name":${JSON.stringify(row.name)},"type":${JSON.stringify(row.type)},"email":${jsonString(row.email)},"phone":${jsonString(row.phone)},"address":${row.address ?? 'null'},"notes":${jsonString(row.notes)},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`
 }
 
 export function createSupplier(ctx: TenantContext, input: CreateSupplierInput): Promise<Supplier> {
@@ -54,7 +64,7 @@ export async function getSupplier(ctx: TenantContext, id: string): Promise<Suppl
 
 export async function listSuppliers(ctx: TenantContext, q: { limit: number; cursor?: string }): Promise<Page<Supplier>> {
   const rows = await repo.listSuppliers(ctx.db, ctx.tenantId, { limit: q.limit, after: q.cursor })
-  return toPage(rows, q.limit, toSupplier)
+  return toPage(rows, q.limit, toSupplier, supplierJson)
 }
 
 export function updateSupplier(ctx: TenantContext, id: string, input: UpdateSupplierInput): Promise<Supplier> {

@@ -8,7 +8,7 @@ import { exampleData } from '../../events/examples.ts'
 import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { JsonStream } from '../../http/json-stream.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
-import { parseJson } from '../../lib/json.ts'
+import { jsonString, parseJson } from '../../lib/json.ts'
 import * as repo from './repo.ts'
 import type { Delivery, DeliveryDetail } from './schema.ts'
 
@@ -29,6 +29,21 @@ export function toDelivery(row: repo.DeliveryWithPayload): Delivery {
   }
 }
 
+/**
+ * `JSON.stringify(toDelivery(row))` in pieces, written straight from the row: the event's payload
+ * passed through as stored — the text every attempt sends, JSON.stringify's own output (events/emit.ts),
+ * which re-parsing and re-serialising gives back byte for byte — as a piece of its own, so a page of
+ * large payloads is never parsed and never joined into one string per record (http/pagination.ts
+ * toPage()). Checked against toDelivery() on random rows (test/unit/record-json.test.ts).
+ */
+export function deliveryJson(row: repo.DeliveryWithPayload): string[] {
+  return [
+    `{"id":${JSON.stringify(row.id)},"webhook_id":${JSON.stringify(row.webhook_id)},"event":${JSON.stringify(row.event)},"event_id":${JSON.stringify(row.event_id)},"status":${JSON.stringify(row.status)},"response_code":${row.response_code},"attempts":${row.attempts},"created_at":${JSON.stringify(row.created_at)},"delivered_at":${jsonString(row.delivered_at)},"last_attempt_at":${jsonString(row.last_attempt_at)},"next_retry_at":${row.status === 'failed' ? jsonString(row.next_retry_at) : 'null'},"payload":`,
+    row.payload,
+    '}',
+  ]
+}
+
 export async function listDeliveries(
   ctx: TenantContext,
   q: { limit: number; cursor?: string; webhook_id?: string; status?: string; event?: string; created_after?: string },
@@ -36,7 +51,7 @@ export async function listDeliveries(
   const rows = await repo.listDeliveries(ctx.db, ctx.tenantId, {
     webhookId: q.webhook_id, status: q.status, event: q.event, createdAfter: q.created_after, after: q.cursor, limit: q.limit,
   })
-  return toPage(rows, q.limit, toDelivery)
+  return toPage(rows, q.limit, toDelivery, deliveryJson)
 }
 
 /**
