@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import type { CustomerRow, InquiryRow, InvoiceRow, ItineraryRow, PaymentRow, ProductRow, SupplierRow } from '../../src/db/schema.ts'
+import type { CustomerRow, DeliveryAttemptRow, InquiryRow, InvoiceRow, ItineraryRow, PaymentRow, ProductRow, SupplierRow } from '../../src/db/schema.ts'
 import { pageJson, toPage } from '../../src/http/pagination.ts'
 import { customerJson, toCustomer } from '../../src/modules/customers/service.ts'
 import { toAddressJson, toMetadataJson } from '../../src/modules/fields.ts'
@@ -11,7 +11,7 @@ import { itineraryJson, toItinerary } from '../../src/modules/itineraries/servic
 import { paymentJson, toPayment } from '../../src/modules/payments/service.ts'
 import { productJson, toProduct } from '../../src/modules/products/service.ts'
 import { supplierJson, toSupplier } from '../../src/modules/suppliers/service.ts'
-import { deliveryJson, toDelivery } from '../../src/modules/webhooks/deliveries.ts'
+import { deliveryDetailJson, deliveryJson, toDelivery, toDeliveryWithAttempts } from '../../src/modules/webhooks/deliveries.ts'
 import type { DeliveryWithPayload } from '../../src/modules/webhooks/repo.ts'
 
 // Rows as the services write them: JSON columns as JSON.stringify wrote them (metadata through
@@ -95,6 +95,16 @@ describe('records rendered from their rows', () => {
       }), { numRuns: 1500 })
     })
   }
+
+  it('deliveryDetailJson is JSON.stringify(toDeliveryWithAttempts()), byte for byte', () => {
+    const attempt = fc.record({
+      delivery_id: id('del'), attempt: fc.integer({ min: 1, max: 10_000 }), tenant_id: fc.constant('ten_x'), at: time, trigger: fc.constantFrom('automatic', 'manual'),
+      response_code: opt(fc.integer({ min: 100, max: 599 })), duration_ms: fc.nat(30_000), error: opt(anyText), response_body: opt(anyText),
+    }) as fc.Arbitrary<DeliveryAttemptRow>
+    fc.assert(fc.property(deliveries, fc.array(attempt, { maxLength: 4 }), (r, attempts) => {
+      assert.equal(deliveryDetailJson(r, attempts), JSON.stringify(toDeliveryWithAttempts(r, attempts)))
+    }), { numRuns: 1500 })
+  })
 
   it('a page of deliveries is the page of their mapped records, cut at the same record when the payloads are large', () => {
     const base = fc.sample(deliveries, 40)

@@ -8,6 +8,7 @@ import { exampleData } from '../../events/examples.ts'
 import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { JsonStream } from '../../http/json-stream.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
+import { Rendered } from '../../http/rendered.ts'
 import { jsonString, parseJson } from '../../lib/json.ts'
 import * as repo from './repo.ts'
 import type { Delivery, DeliveryDetail } from './schema.ts'
@@ -61,12 +62,17 @@ export async function listDeliveries(
  */
 export const ATTEMPT_WINDOW = 200
 
-/** The single-record view, the same JSON whether it is built whole or, for a long log, streamed. */
-export async function getDelivery(ctx: TenantContext, id: string): Promise<DeliveryDetail | JsonStream> {
+/**
+ * The single-record view, the same JSON whether it is rendered whole or, for a long log, streamed.
+ * Whole, it is rendered from the row as the list's record is (deliveryJson(): the payload as
+ * stored, never parsed) with the attempt log after it: `JSON.stringify(toDeliveryWithAttempts())`.
+ */
+export async function getDelivery(ctx: TenantContext, id: string): Promise<Rendered<DeliveryDetail> | JsonStream> {
   const row = await repo.findDelivery(ctx.db, ctx.tenantId, id)
   if (!row) throw notFound(`No delivery ${id}`)
   if (row.attempts > ATTEMPT_WINDOW) return new JsonStream(toDelivery(row), 'attempt_log', _attemptWindows(ctx, id, row.attempts))
-  return toDeliveryWithAttempts(row, await repo.attemptsOf(ctx.db, ctx.tenantId, id))
+  const attempts = await repo.attemptsOf(ctx.db, ctx.tenantId, id)
+  return Rendered.of(deliveryDetailJson(row, attempts), row, (r) => toDeliveryWithAttempts(r, attempts))
 }
 
 /** The attempts the record counted when read (numbered 1…attempts), a window at a time. */
@@ -84,13 +90,19 @@ export function toDeliveryWithAttempts(row: repo.DeliveryWithPayload, attempts: 
   return { ...toDelivery(row), attempt_log: attempts.map(_attemptView) }
 }
 
+/** `JSON.stringify(toDeliveryWithAttempts(row, attempts))`: deliveryJson() with the attempt log after it. */
+export function deliveryDetailJson(row: repo.DeliveryWithPayload, attempts: readonly DeliveryAttemptRow[]): string {
+  const [head, payload] = deliveryJson(row)
+  return `${head}${payload},"attempt_log":${JSON.stringify(attempts.map(_attemptView))}}`
+}
+
 const _attemptView = (a: DeliveryAttemptRow): DeliveryDetail['attempt_log'][number] => ({
   attempt: a.attempt, at: a.at, trigger: a.trigger as DeliveryDetail['attempt_log'][number]['trigger'], response_code: a.response_code,
   duration_ms: a.duration_ms, error: a.error, response_body: a.response_body,
 })
 
 /** Queues an immediate new attempt of a delivered or failed record (not of one already waiting for its first). */
-export async function retryDelivery(ctx: TenantContext, id: string): Promise<DeliveryDetail | JsonStream> {
+export async function retryDelivery(ctx: TenantContext, id: string): Promise<Rendered<DeliveryDetail> | JsonStream> {
   const row = await repo.findDelivery(ctx.db, ctx.tenantId, id)
   if (!row) throw notFound(`No delivery ${id}`)
   if (row.status === 'pending') throw conflict(`Delivery ${id} has not had its first attempt yet`)
