@@ -38,7 +38,7 @@ describe('lists render each record as its single-record read answers it, byte fo
     await rx.close()
   })
 
-  test('customers, suppliers, products, inquiries, payments, itineraries and invoices', async () => {
+  test('customers, suppliers, products, inquiries, payments, itineraries, invoices, webhooks and keys', async () => {
     const post = async (path: string, body: unknown) => {
       const r = await t.request('POST', path, { body })
       assert.equal(r.status, 201, `${path}: ${r.text}`)
@@ -60,8 +60,11 @@ describe('lists render each record as its single-record read answers it, byte fo
     await post('/v1/itineraries', { title: TRICKY, customerId: customer, startDate: '2027-06-01', endDate: '2027-06-03',
       days: [{ day: 1, title: TRICKY, description: TRICKY, items: [TRICKY, '08:00 pick-up'] }, { day: 3, date: '2027-06-03', title: 'Home' }], metadata: METADATA })
     await post('/v1/itineraries', { title: 'Plain', startDate: '2027-06-01', endDate: '2027-06-01' })
+    await post('/v1/webhooks', { url: `${rx.url}/orders?q="x"`, events: ['order.created', 'order.cancelled'], secret: 'whsec_0123456789abcdef',
+      headers: { 'X-Team': TRICKY.replace(/[^ -~]/g, ''), Authorization: 'Bearer never-shown' } })
+    await post('/v1/keys', { name: TRICKY, scopes: ['orders:read', 'customers:write'], rate_limit: 500, expires_in: '30d' })
 
-    for (const resource of ['customers', 'suppliers', 'products', 'inquiries', 'payments', 'itineraries', 'invoices']) {
+    for (const resource of ['customers', 'suppliers', 'products', 'inquiries', 'payments', 'itineraries', 'invoices', 'webhooks', 'keys']) {
       const list = await t.request('GET', `/v1/${resource}?limit=100`)
       assert.equal(list.status, 200, list.text)
       const ids = list.body.data.map((r: { id: string }) => r.id) as string[]

@@ -1,16 +1,18 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import type { CustomerRow, DeliveryAttemptRow, InquiryRow, InvoiceRow, ItineraryRow, PaymentRow, ProductRow, SupplierRow } from '../../src/db/schema.ts'
+import type { ApiKeyRow, CustomerRow, DeliveryAttemptRow, InquiryRow, InvoiceRow, ItineraryRow, PaymentRow, ProductRow, SupplierRow, WebhookRow } from '../../src/db/schema.ts'
 import { pageJson, toPage } from '../../src/http/pagination.ts'
 import { customerJson, toCustomer } from '../../src/modules/customers/service.ts'
 import { toAddressJson, toMetadataJson } from '../../src/modules/fields.ts'
 import { inquiryJson, toInquiry } from '../../src/modules/inquiries/service.ts'
+import { apiKeyJson, toApiKey } from '../../src/modules/keys/api.ts'
 import { invoiceJson, toInvoice } from '../../src/modules/invoices/view.ts'
 import { itineraryJson, toItinerary } from '../../src/modules/itineraries/service.ts'
 import { paymentJson, toPayment } from '../../src/modules/payments/service.ts'
 import { productJson, toProduct } from '../../src/modules/products/service.ts'
 import { supplierJson, toSupplier } from '../../src/modules/suppliers/service.ts'
+import { toWebhook, webhookJson } from '../../src/modules/webhooks/service.ts'
 import { deliveryDetailJson, deliveryJson, toDelivery, toDeliveryWithAttempts } from '../../src/modules/webhooks/deliveries.ts'
 import type { DeliveryWithPayload } from '../../src/modules/webhooks/repo.ts'
 
@@ -63,6 +65,18 @@ const invoices = fc.record({
     .map((lines) => JSON.stringify(lines)),
   total: minor, amount_paid: minor, currency, due_date: opt(day), paid_at: opt(time),
 }) as fc.Arbitrary<InvoiceRow>
+const keys = fc.record({
+  id: id('key'), tenant_id: fc.constant('ten_x'), name: opt(anyText), key_hash: fc.constant('h'), key_prefix: fc.constant('tok_live_ab12'),
+  scopes: fc.array(fc.constantFrom('*', 'orders:read', 'orders:write', 'keys:write'), { minLength: 1, maxLength: 3 }).map((s) => JSON.stringify(s)),
+  rate_limit: opt(fc.integer({ min: 1, max: 10 ** 9 })), created_at: time, expires_at: opt(time), revoked_at: opt(time), last_used_at: opt(time),
+}) as fc.Arbitrary<ApiKeyRow>
+const webhooks = fc.record({
+  id: id('wh'), tenant_id: fc.constant('ten_x'), url: anyText.map((t) => `https://hooks.example.com/${t}`),
+  events: fc.array(fc.constantFrom('*', 'order.created', 'customer.updated'), { minLength: 1, maxLength: 3 }).map((e) => JSON.stringify(e)),
+  secret: fc.constant('whsec_secret_never_shown'), headers: fc.dictionary(fc.stringMatching(/^[A-Za-z0-9-]{1,20}$/), anyText, { maxKeys: 3 }).map((h) => JSON.stringify(h)),
+  active: fc.constantFrom(0, 1), retry_count: fc.integer({ min: 0, max: 10 }), created_at: time, updated_at: time, deleted_at: fc.constant(null),
+  failing_since: opt(time), disabled_at: opt(time), disabled_reason: opt(fc.constantFrom('failing', 'gone')),
+}) as fc.Arbitrary<WebhookRow>
 // A payload is the envelope emit() wrote: JSON.stringify's output, with any data a record carries.
 const payload = fc.record({
   id: id('evt'), event: fc.constantFrom('order.created', 'customer.updated', 'content.created'), timestamp: time, tenant_id: fc.constant('ten_x'),
@@ -84,6 +98,8 @@ const cases: [string, fc.Arbitrary<never>, (row: never) => unknown, (row: never)
   ['itineraryJson', itineraries as never, toItinerary as never, itineraryJson as never],
   ['invoiceJson', invoices as never, toInvoice as never, invoiceJson as never],
   ['deliveryJson', deliveries as never, toDelivery as never, deliveryJson as never],
+  ['apiKeyJson', keys as never, toApiKey as never, apiKeyJson as never],
+  ['webhookJson', webhooks as never, toWebhook as never, webhookJson as never],
 ]
 
 describe('records rendered from their rows', () => {

@@ -5,6 +5,7 @@ import { forbidden, notFound } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { grants, RESOURCES, type Resource } from '../../http/scopes.ts'
 import { parseDuration } from '../../lib/duration.ts'
+import { jsonString } from '../../lib/json.ts'
 import type { ApiKey, CreatedApiKey, CreateKeyInput } from './schema.ts'
 import { createKey, revokeKey } from './service.ts'
 
@@ -18,8 +19,16 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
   }
 }
 
+/**
+ * `JSON.stringify(toApiKey(row))` written straight from the row, the scopes as stored (JSON.stringify's
+ * own output). Checked against toApiKey() on random rows (test/unit/record-json.test.ts).
+ */
+export function apiKeyJson(row: ApiKeyRow): string {
+  return `{"id":${JSON.stringify(row.id)},"name":${jsonString(row.name)},"scopes":${row.scopes},"prefix":${JSON.stringify(row.key_prefix)},"rate_limit":${row.rate_limit},"created_at":${JSON.stringify(row.created_at)},"expires_at":${jsonString(row.expires_at)},"revoked_at":${jsonString(row.revoked_at)},"last_used_at":${jsonString(row.last_used_at)}}`
+}
+
 export async function listApiKeys(ctx: TenantContext, q: { limit: number; cursor?: string }): Promise<Page<ApiKey>> {
-  return toPage(await keys.list(ctx.db, ctx.tenantId, { after: q.cursor, limit: q.limit }), q.limit, toApiKey)
+  return toPage(await keys.list(ctx.db, ctx.tenantId, { after: q.cursor, limit: q.limit }), q.limit, toApiKey, apiKeyJson)
 }
 
 export async function getApiKey(ctx: TenantContext, id: string): Promise<ApiKey> {
