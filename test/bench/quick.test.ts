@@ -16,13 +16,13 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const PG_URL = process.env.TRAVELOPS_TEST_PG_URL
 
 const SQLITE_FIGURES = [
-  'list-orders-1k', 'get-order', 'list-orders-100k', 'list-orders-size',
+  'list-orders-1k', 'get-order', 'list-orders-100k', 'list-orders-size', 'list-orders-deep-page', 'list-orders-deep',
   'layers-same-response', 'layers-middleware', 'layers-key-check', 'layers-full', 'create-order', 'create-order-delivering', 'delivery-loop',
   'latency-p50', 'latency-p99', 'sustained', 'isolation-p50', 'isolation-p99', 'flood-p50', 'flood-p99', 'startup', 'peak-rss',
   'create-order-1k', 'create-order-large', 'create-order-size', 'delivery-loop-size', 'retention-p99',
 ]
 const PG_FIGURES = [
-  'pg-get-order', 'pg-list-orders-100k', 'pg-create-order', 'pg-delivery-loop', 'pg-latency-p50', 'pg-latency-p99', 'pg-sustained',
+  'pg-get-order', 'pg-list-orders-100k', 'pg-list-orders-deep-page', 'pg-list-orders-deep', 'pg-create-order', 'pg-delivery-loop', 'pg-latency-p50', 'pg-latency-p99', 'pg-sustained',
   'pg-isolation-p50', 'pg-isolation-p99', 'pg-flood-p50', 'pg-flood-p99', 'pg-startup', 'pg-peak-rss', 'pg-two-processes',
   'pg-create-order-1k', 'pg-create-order-large', 'pg-create-order-size', 'pg-delivery-loop-size', 'pg-retention-p99',
 ]
