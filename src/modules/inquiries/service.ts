@@ -31,9 +31,9 @@ export function toInquiry(row: InquiryRow): Inquiry {
 }
 
 /**
- * `JSON.stringify(toInquiry(row))` written straight from the row: the metadata passed through as stored
- * (JSON.stringify's own output, which re-parsing and re-serialising gives back byte for byte).
- * Checked against toInquiry() on random rows (test/unit/record-json.test.ts).
+ * `JSON.stringify(toInquiry(row))` written straight from the row: the metadata passed
+ * through as stored (JSON.stringify's own output, which re-parsing and re-serialising gives back
+ * byte for byte). Checked against toInquiry() on random rows (test/unit/record-json.test.ts).
  */
 export function inquiryJson(row: InquiryRow): string {
   return `{"id":${JSON.stringify(row.id)},"name":${JSON.stringify(row.name)},"email":${JSON.stringify(row.email)},"phone":${jsonString(row.phone)},"message":${JSON.stringify(row.message)},"productId":${jsonString(row.product_id)},"travelDate":${jsonString(row.travel_date)},"travelers":${row.travelers},"status":${JSON.stringify(row.status)},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`

@@ -29,9 +29,9 @@ export function toItinerary(row: ItineraryRow): Itinerary {
 }
 
 /**
- * `JSON.stringify(toItinerary(row))` written straight from the row: the days and metadata passed through as stored
- * (JSON.stringify's own output, which re-parsing and re-serialising gives back byte for byte).
- * Checked against toItinerary() on random rows (test/unit/record-json.test.ts).
+ * `JSON.stringify(toItinerary(row))` written straight from the row: the days and metadata passed
+ * through as stored (JSON.stringify's own output, which re-parsing and re-serialising gives back
+ * byte for byte). Checked against toItinerary() on random rows (test/unit/record-json.test.ts).
  */
 export function itineraryJson(row: ItineraryRow): string {
   return `{"id":${JSON.stringify(row.id)},"title":${JSON.stringify(row.title)},"orderId":${jsonString(row.order_id)},"customerId":${jsonString(row.customer_id)},"startDate":${JSON.stringify(row.start_date)},"endDate":${JSON.stringify(row.end_date)},"days":${row.days},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`

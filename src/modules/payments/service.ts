@@ -31,9 +31,9 @@ export function toPayment(row: PaymentRow): Payment {
 }
 
 /**
- * `JSON.stringify(toPayment(row))` written straight from the row: the metadata passed through as stored
- * (JSON.stringify's own output, which re-parsing and re-serialising gives back byte for byte).
- * Checked against toPayment() on random rows (test/unit/record-json.test.ts).
+ * `JSON.stringify(toPayment(row))` written straight from the row: the metadata passed
+ * through as stored (JSON.stringify's own output, which re-parsing and re-serialising gives back
+ * byte for byte). Checked against toPayment() on random rows (test/unit/record-json.test.ts).
  */
 export function paymentJson(row: PaymentRow): string {
   return `{"id":${JSON.stringify(row.id)},"amount":${toMajor(row.amount, row.currency)},"currency":${JSON.stringify(row.currency)},"method":${JSON.stringify(row.method)},"orderId":${jsonString(row.order_id)},"invoiceId":${jsonString(row.invoice_id)},"reference":${jsonString(row.reference)},"status":${JSON.stringify(row.status)},"refundedAmount":${toMajor(row.refunded_amount, row.currency)},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`

@@ -30,9 +30,9 @@ export function toProduct(row: ProductRow): Product {
 }
 
 /**
- * `JSON.stringify(toProduct(row))` written straight from the row: the metadata passed through as stored
- * (JSON.stringify's own output, which re-parsing and re-serialising gives back byte for byte).
- * Checked against toProduct() on random rows (test/unit/record-json.test.ts).
+ * `JSON.stringify(toProduct(row))` written straight from the row: the metadata passed
+ * through as stored (JSON.stringify's own output, which re-parsing and re-serialising gives back
+ * byte for byte). Checked against toProduct() on random rows (test/unit/record-json.test.ts).
  */
 export function productJson(row: ProductRow): string {
   return `{"id":${JSON.stringify(row.id)},"name":${JSON.stringify(row.name)},"description":${jsonString(row.description)},"code":${jsonString(row.code)},"price":${toMajor(row.price, row.currency)},"currency":${JSON.stringify(row.currency)},"durationMinutes":${row.duration_minutes},"location":${jsonString(row.location)},"capacity":${row.capacity},"active":${row.active === 1},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`

@@ -27,9 +27,9 @@ export function toSupplier(row: SupplierRow): Supplier {
 }
 
 /**
- * `JSON.stringify(toSupplier(row))` written straight from the row: the address and metadata passed through as stored
- * (JSON.stringify's own output, which re-parsing and re-serialising gives back byte for byte).
- * Checked against toSupplier() on random rows (test/unit/record-json.test.ts).
+ * `JSON.stringify(toSupplier(row))` written straight from the row: the address and metadata passed
+ * through as stored (JSON.stringify's own output, which re-parsing and re-serialising gives back
+ * byte for byte). Checked against toSupplier() on random rows (test/unit/record-json.test.ts).
  */
 export function supplierJson(row: SupplierRow): string {
   return `{"id":${JSON.stringify(row.id)},"name":${JSON.stringify(row.name)},"type":${JSON.stringify(row.type)},"email":${jsonString(row.email)},"phone":${jsonString(row.phone)},"address":${row.address ?? 'null'},"notes":${jsonString(row.notes)},"metadata":${row.metadata ?? '{}'},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)}}`
