@@ -77,7 +77,7 @@ const S = {
   // Passes of the delivery loop (each with its baseline right before) behind each side of the
   // "delivery loop with 1 M delivered ÷ with none" figure, the median pass taken: one pass is a
   // few seconds on two cores shared with PostgreSQL and the receiver (BENCHMARKS.md, twenty-ninth session).
-  scaleLoopPasses: QUICK ? 1 : 3,
+  loopPasses: QUICK ? 1 : 3, // delivery loops per figure, the median taken
   retentionRatePerS: 200, // API requests per second while retention deletes the finished rows
   retentionMaxS: QUICK ? 5 : 120,
   retentionWarmS: QUICK ? 0.5 : 3,
@@ -178,7 +178,7 @@ async function main(): Promise<void> {
       )
     }
     if (await run('delivery')) {
-      figures.push(_deliveryFigure('', await _deliveryLoop(c, c.serve, sends, sq), 0.7))
+      figures.push(_deliveryFigure('', await _medianLoop(c, c.serve, sends, sq), 0.7))
     }
     if (await run('latency')) {
       figures.push(..._latencyFigures('', await _latency(c.serveUrl, c.receiver, writes, queued), 5, 50))
@@ -363,7 +363,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { ...auth(writes), 'content-type': 'application/json' }, body: ORDER_BODY }
     const queued = pq.queued
     const post = await _heldPost(pc, 'PostgreSQL: POST /v1/orders (2 subscriptions, deliveries held)', spec, queued)
-    const loop = _deliveryFigure('pg-', await _deliveryLoop(c, one, sends, pq), 0.5)
+    const loop = _deliveryFigure('pg-', await _medianLoop(c, one, sends, pq), 0.5)
     const latency = _latencyFigures('pg-', await _latency(oneUrl, c.receiver, writes, queued), 10, 100)
     const sustained = _sustainedFigure('pg-', await _sustained(c, one, oneUrl, writes, queued, () => pq.orders(writes.id)))
     const isolation = _isolationFigures('pg-', await _isolation(c, oneUrl, writes, pq))
@@ -438,14 +438,14 @@ async function _scale(c: Ctx, t: { prefix: '' | 'pg-'; serveArg: string; db: Ben
   const post = (what: string, warmupS = S.warmupS) => _heldPost(sc, `${label}POST /v1/orders ${what}`, spec, queued, warmupS)
   // POST first: its longer warm-up (a fresh process) and the deliveries it drains warm both paths.
   const postSmall = await post(`at ${S.ordersSmall / 1000} k orders`, _freshWarmupS(4))
-  const loopNone = await _medianLoop(sc, sends, t.db)
+  const loopNone = await _medianLoop(sc, sc.serve, sends, t.db)
   const t0 = performance.now()
   const old = new Date(Date.now() - 2 * 86_400_000)
   await t.big.seedOrders(writes.id, S.scaleRows - S.ordersSmall)
   await t.big.seedFinished(sends.id, sends.webhookIds, S.scaleRows / sends.webhookIds.length, old)
   _log(`${label}scale: seeded ${rows} orders and ${rows} delivered deliveries (with their events and attempts) in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
   const postLarge = await post(`at ${rows} orders`)
-  const loopLarge = await _medianLoop(sc, sends, t.db)
+  const loopLarge = await _medianLoop(sc, sc.serve, sends, t.db)
   const exited = new Promise((resolve) => sc.serve.proc.once('exit', resolve))
   await sc.serve.ask('stop', {}, 20_000)
   await exited
@@ -473,7 +473,7 @@ async function _scale(c: Ctx, t: { prefix: '' | 'pg-'; serveArg: string; db: Ben
       target: '≥ 0.80', pass: loopSize >= 0.8, cpuUs: loopLarge.cpuUs / loopNone.cpuUs, baselineCpuUs: null,
       per_s_none: loopNone.perS, per_s_large: loopLarge.perS, retried_none: loopNone.retried, retried_large: loopLarge.retried,
       pass_ratios_none: loopNone.passRatios, pass_ratios_large: loopLarge.passRatios,
-      longest_pause_ms_none: loopNone.longestPauseMs, longest_pause_ms_large: loopLarge.longestPauseMs, notes: `ratio of ratios (each the median of ${S.scaleLoopPasses} passes, each pass to the undici loop measured right before it); cpuUs column: ratio of CPU per delivery (of the median passes)`,
+      longest_pause_ms_none: loopNone.longestPauseMs, longest_pause_ms_large: loopLarge.longestPauseMs, notes: `ratio of ratios (each the median of ${S.loopPasses} passes, each pass to the undici loop measured right before it); cpuUs column: ratio of CPU per delivery (of the median passes)`,
     },
     {
       id: `${t.prefix}retention-p99`, name: `${label}API p99 while retention deletes ${rows} finished deliveries (with their events and attempts)`, unit: 'ms',
@@ -642,23 +642,24 @@ async function _deliveryLoop(c: Ctx, server: Child, t: BenchTenant, db: BenchDb)
 }
 
 /**
- * `S.scaleLoopPasses` delivery loops in a row, each to its own baseline: the pass whose ratio
+ * `S.loopPasses` delivery loops in a row, each to its own baseline: the pass whose ratio
  * is the median, with every pass's ratio. Each pass adds its deliveries to the tenant's
- * history (20 k rows, against the million seeded for the large side).
+ * history (20 k rows, against the million seeded for the large side of the scale figures).
  */
-async function _medianLoop(c: Ctx, t: BenchTenant, db: BenchDb) {
+async function _medianLoop(c: Ctx, server: Child, t: BenchTenant, db: BenchDb) {
   const passes: Awaited<ReturnType<typeof _deliveryLoop>>[] = []
-  for (let i = 0; i < S.scaleLoopPasses; i++) passes.push(await _deliveryLoop(c, c.serve, t, db))
+  for (let i = 0; i < S.loopPasses; i++) passes.push(await _deliveryLoop(c, server, t, db))
   const ratio = (p: (typeof passes)[number]) => p.perS / p.basePerS
   const sorted = [...passes].sort((a, b) => ratio(a) - ratio(b))
   return { ...sorted[(sorted.length - 1) >> 1]!, passRatios: passes.map(ratio) }
 }
 
-function _deliveryFigure(prefix: string, loop: Awaited<ReturnType<typeof _deliveryLoop>>, min: number): Figure {
+function _deliveryFigure(prefix: string, loop: Awaited<ReturnType<typeof _medianLoop>>, min: number): Figure {
   return {
     id: `${prefix}delivery-loop`, name: `${prefix ? 'PostgreSQL: ' : ''}delivery loop (events → delivered)`, unit: '/s', value: loop.perS, baseline: loop.basePerS,
     ratio: loop.perS / loop.basePerS, target: `≥ ${min.toFixed(2)}×`, pass: loop.perS / loop.basePerS >= min,
     cpuUs: loop.cpuUs, baselineCpuUs: loop.baseCpuUs, deliveries: loop.count, seconds: loop.seconds, retried: loop.retried, longest_pause_ms: loop.longestPauseMs,
+    pass_ratios: loop.passRatios, notes: `the pass of median ratio of ${S.loopPasses}, each to the undici loop measured right before it (its own median of ${S.baselineRounds} passes)`,
   }
 }
 
