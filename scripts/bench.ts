@@ -74,10 +74,12 @@ const S = {
   floodS: QUICK ? 1 : 10,
   startupRuns: QUICK ? 1 : 5,
   scaleRows: QUICK ? 20_000 : 1_000_000, // orders in the table, and finished deliveries, for the "how cost grows" figures
-  // Passes of the delivery loop (each with its baseline right before) behind each side of the
-  // "delivery loop with 1 M delivered ÷ with none" figure, the median pass taken: one pass is a
-  // few seconds on two cores shared with PostgreSQL and the receiver (BENCHMARKS.md, twenty-ninth session).
-  loopPasses: QUICK ? 1 : 3, // delivery loops per figure, the median taken
+  // Passes of the delivery loop (each with its baseline right before) behind every delivery loop
+  // figure — each engine's own, and each side of "delivery loop with 1 M delivered ÷ with none" —
+  // the median pass taken: one pass is a few seconds on two cores shared with PostgreSQL and the
+  // receiver, the first on a serve whose delivery path has not run yet (BENCHMARKS.md, twenty-ninth
+  // and thirty-third sessions).
+  loopPasses: QUICK ? 1 : 3,
   retentionRatePerS: 200, // API requests per second while retention deletes the finished rows
   retentionMaxS: QUICK ? 5 : 120,
   retentionWarmS: QUICK ? 0.5 : 3,
