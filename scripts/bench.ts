@@ -27,6 +27,7 @@ import { pgBenchDb, pgSeedOrders, startPgBench } from './bench/pg.ts'
 import { pgScaleDb, sqliteScaleDb, type ScaleDb } from './bench/scale.ts'
 import { bundleBenchScript } from './bench/bundle.ts'
 import { measureStartup, startupBinary, type StartupBinary } from './bench/startup.ts'
+import { localPgServer, openWindow, type MachineWindow } from './bench/machine-cpu.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 let tmpDir: string | undefined
@@ -89,7 +90,39 @@ const S = {
 /** The warm-up of a fresh process's first load: `extraS` longer, its JIT warms too (not with --quick, whose figures only say the harness works). */
 const _freshWarmupS = (extraS: number) => S.warmupS + (QUICK ? 0 : extraS)
 
-interface Measured extends LoadResult { cpuUsPerReq: number }
+interface Measured extends LoadResult {
+  cpuUsPerReq: number
+  /** The load generator's CPU per request (µs). */
+  clientCpuUsPerReq: number
+  /** PostgreSQL's own processes' CPU per request (µs); null on SQLite or with a server elsewhere. */
+  dbCpuUsPerReq: number | null
+  /** Share of the machine's cores busy over the measured part (0–1), whatever used them. */
+  hostBusy: number
+}
+
+/**
+ * The postmaster of the PostgreSQL server the PostgreSQL groups run on, while they run and when it
+ * is on this machine: each measured window then also reads its processes' CPU (machine-cpu.ts).
+ */
+let dbServer: number | null = null
+
+async function _watchDbServer(url: string): Promise<void> {
+  dbServer = await localPgServer(url)
+  if (dbServer === null) _log('PostgreSQL runs elsewhere: its own CPU is not measured')
+}
+
+/** A measured load's figures per request from its result, serve's CPU and the machine's window. */
+function _measured(r: LoadResult, serveCpuUs: number, w: MachineWindow): Measured {
+  return { ...r, cpuUsPerReq: serveCpuUs / r.ok, clientCpuUsPerReq: r.clientCpuUs / r.ok, dbCpuUsPerReq: w.dbCpuUs === null ? null : w.dbCpuUs / r.ok, hostBusy: w.hostBusy }
+}
+
+/** The fields of a figure that say what else the machine did while it was measured. */
+function _machineFields(fig: Measured, base?: Measured): Partial<Figure> {
+  return {
+    client_cpu_us: fig.clientCpuUsPerReq, ...(fig.dbCpuUsPerReq === null ? {} : { db_cpu_us: fig.dbCpuUsPerReq }),
+    host_busy: fig.hostBusy, ...(base ? { baseline_host_busy: base.hostBusy } : {}),
+  }
+}
 type Group = 'reads' | 'layers' | 'post' | 'delivery' | 'latency' | 'sustained' | 'isolation' | 'startup' | 'postgres' | 'scale' | 'pg-scale'
 interface Ctx { tmp: string; serve: Child; bare: Child; receiver: Child; serveUrl: string; bareUrl: string; rxUrl: string }
 
@@ -216,8 +249,10 @@ async function main(): Promise<void> {
     if (await run('pg-scale')) {
       const pgb = await startPgBench(process.env.BENCH_PG_URL || undefined, 'scale')
       try {
+        await _watchDbServer(pgb.url)
         figures.push(...(await _scale(c, { prefix: 'pg-', serveArg: pgb.url, db: pgBenchDb(pgb.opened), big: pgScaleDb(pgb.opened) })))
       } finally {
+        dbServer = null
         await pgb.close().catch((err: unknown) => _log(`PostgreSQL bench database not removed: ${String(err)}`))
       }
     }
@@ -256,7 +291,7 @@ function _httpFigure(id: string, name: string, m: { base: Measured; fig: Measure
   const ratio = m.fig.reqPerS / m.base.reqPerS
   return {
     id, name, unit: 'req/s', value: m.fig.reqPerS, baseline: m.base.reqPerS, ratio, target: `≥ ${min.toFixed(2)}×`, pass: ratio >= min,
-    cpuUs: m.fig.cpuUsPerReq, baselineCpuUs: m.base.cpuUsPerReq, p50_ms: m.fig.p50Ms, p99_ms: m.fig.p99Ms, requests: m.fig.ok, ...extra,
+    cpuUs: m.fig.cpuUsPerReq, baselineCpuUs: m.base.cpuUsPerReq, p50_ms: m.fig.p50Ms, p99_ms: m.fig.p99Ms, requests: m.fig.ok, ..._machineFields(m.fig, m.base), ...extra,
   }
 }
 
@@ -341,6 +376,7 @@ type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupS' | 'durationS'>
 async function _postgres(c: Ctx): Promise<Figure[]> {
   const pgb = await startPgBench()
   try {
+    await _watchDbServer(pgb.url)
     const pq = pgBenchDb(pgb.opened)
     const reads = await pq.tenant('Reads', c.rxUrl, [])
     const writes = await pq.tenant('Writes', c.rxUrl, [['order.created'], ['*']])
@@ -387,7 +423,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     const both = await _loadSplit([one, two], [oneUrl, twoUrl], spec)
     await _drainWith(queued)
     const scale = both.reqPerS / single.reqPerS
-    _log(`PostgreSQL: POST with two processes ${fmt(both.reqPerS)} req/s against one ${fmt(single.reqPerS)} req/s: ${scale.toFixed(2)}×`)
+    _log(`PostgreSQL: POST with two processes ${fmt(both.reqPerS)} req/s (${fmt(both.cpuUsPerReq)} µs CPU/req; ${_beside(both)}) against one ${fmt(single.reqPerS)} req/s (${fmt(single.cpuUsPerReq)} µs; ${_beside(single)}): ${scale.toFixed(2)}×`)
     if (profile) {
       for (const p of [one, two]) {
         const exited = new Promise((resolve) => p.proc.once('exit', resolve))
@@ -405,10 +441,12 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
       {
         id: 'pg-two-processes', name: 'PostgreSQL: POST with two serve processes ÷ one (same client load)', unit: '×', value: scale,
         baseline: null, ratio: null, target: '≥ 1.00', pass: scale >= 1, cpuUs: both.cpuUsPerReq, baselineCpuUs: single.cpuUsPerReq,
+        one: _machineFields(single), two: _machineFields(both),
         notes: `one process ${fmt(single.reqPerS)} req/s, two ${fmt(both.reqPerS)} req/s, from the same load generator (16 connections, split 8 + 8 for two); on this 2-core machine the server, both processes and the load generator share the cores`,
       },
     ]
   } finally {
+    dbServer = null
     await pgb.close().catch((err: unknown) => _log(`PostgreSQL bench database not removed: ${String(err)}`))
   }
 }
@@ -535,12 +573,13 @@ async function _loadSplit(servers: Child[], urls: string[], spec: Spec): Promise
   const load = spawnChild(ROOT, 'autocannon', await _script('load.ts'), [JSON.stringify({ connections: S.connections, warmupS: S.warmupS, durationS: S.durationS, url: urls[0]!, urls, ...spec })])
   await load.next('warm', (S.warmupS + 30) * 1000)
   const cpu0 = await Promise.all(servers.map((s) => s.cpuUs()))
+  const w = openWindow(dbServer)
   load.send({ type: 'go' })
   const r = await load.next<LoadResult>('result', (S.durationS + 30) * 1000)
+  const machine = w.close()
   const cpu1 = await Promise.all(servers.map((s) => s.cpuUs()))
   if (r.non2xx + r.errors > 0) throw new Error(`split load: ${r.non2xx} non-2xx answers, ${r.errors} errors`)
-  const cpu = cpu1.reduce((a, x, i) => a + x - cpu0[i]!, 0)
-  return { ...r, cpuUsPerReq: cpu / r.ok }
+  return _measured(r, cpu1.reduce((a, x, i) => a + x - cpu0[i]!, 0), machine)
 }
 
 /**
@@ -574,7 +613,12 @@ async function _pair(c: Ctx, name: string, spec: Spec, warmupS = S.warmupS): Pro
 }
 
 function _logPair(name: string, base: Measured, fig: Measured): void {
-  _log(`${name}: ${fmt(fig.reqPerS)} req/s, ${fmt(fig.cpuUsPerReq)} µs CPU/req; baseline ${fmt(base.reqPerS)} req/s, ${fmt(base.cpuUsPerReq)} µs; ratio ${(fig.reqPerS / base.reqPerS).toFixed(2)}`)
+  _log(`${name}: ${fmt(fig.reqPerS)} req/s, ${fmt(fig.cpuUsPerReq)} µs CPU/req (${_beside(fig)}); baseline ${fmt(base.reqPerS)} req/s, ${fmt(base.cpuUsPerReq)} µs (${_beside(base)}); ratio ${(fig.reqPerS / base.reqPerS).toFixed(2)}`)
+}
+
+/** What else the machine did per request, for the log. */
+function _beside(m: Measured): string {
+  return `${m.dbCpuUsPerReq === null ? '' : `PostgreSQL ${fmt(m.dbCpuUsPerReq)} µs, `}load generator ${fmt(m.clientCpuUsPerReq)} µs, cores ${Math.round(m.hostBusy * 100)} % busy`
 }
 
 async function _load(server: Child, spec: Spec & { url: string }, warmupS = S.warmupS): Promise<Measured> {
@@ -582,11 +626,13 @@ async function _load(server: Child, spec: Spec & { url: string }, warmupS = S.wa
   const load = spawnChild(ROOT, 'autocannon', await _script('load.ts'), [JSON.stringify(full)])
   await load.next('warm', (warmupS + 30) * 1000)
   const cpu0 = await server.cpuUs()
+  const w = openWindow(dbServer)
   load.send({ type: 'go' })
   const r = await load.next<LoadResult>('result', (S.durationS + 30) * 1000)
+  const machine = w.close()
   const cpu1 = await server.cpuUs()
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${spec.method} ${spec.url}: ${r.non2xx} non-2xx answers ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`)
-  return { ...r, cpuUsPerReq: (cpu1 - cpu0) / r.ok }
+  return _measured(r, cpu1 - cpu0, machine)
 }
 
 /**
@@ -608,7 +654,11 @@ async function _deliveryLoop(c: Ctx, server: Child, t: BenchTenant, db: BenchDb)
   const start = Date.now() + S.deliveryLeadMs
   await db.setDue(t.id, new Date(start))
   const cpu0 = await server.cpuUs()
+  const rxCpu0 = await c.receiver.cpuUs()
   const { count: rx0 } = await c.receiver.ask<{ count: number }>('count')
+  // The machine from the due instant on (serve and the receiver idle until then).
+  await sleep(Math.max(0, start - Date.now()))
+  const w = openWindow(dbServer)
   const until = start + 120_000
   // The longest time without a new arrival (from the due instant on): a figure far below its
   // usual at the usual CPU per delivery says the worker waited (a poll, a retry's backoff).
@@ -634,13 +684,16 @@ async function _deliveryLoop(c: Ctx, server: Child, t: BenchTenant, db: BenchDb)
     await sleep(5)
   }
   const seconds = (Date.now() - start) / 1000
+  const machine = w.close()
   const cpuUs = (await server.cpuUs() - cpu0) / bodies.length
+  const receiverCpuUs = (await c.receiver.cpuUs() - rxCpu0) / bodies.length
+  const dbCpuUs = machine.dbCpuUs === null ? null : machine.dbCpuUs / bodies.length
   const recorded = (await db.delivered(t.id)) - delivered0
   if (recorded !== bodies.length) throw new Error(`delivery loop: ${recorded} of ${bodies.length} deliveries recorded as delivered`)
   const retried = (await db.retried(t.id)) - retried0
   const perS = bodies.length / seconds
-  _log(`delivery loop: ${fmt(perS)}/s, ${fmt(cpuUs)} µs CPU/delivery; undici loop ${fmt(base.perS)}/s (median of ${base.passes.join(', ')}), ${fmt(base.cpuUs / base.count)} µs; ratio ${(perS / base.perS).toFixed(2)}; ${retried} retried, longest pause between arrivals ${longestPauseMs} ms`)
-  return { count: bodies.length, seconds, perS, cpuUs, basePerS: base.perS, baseCpuUs: base.cpuUs / base.count, retried, longestPauseMs }
+  _log(`delivery loop: ${fmt(perS)}/s, ${fmt(cpuUs)} µs CPU/delivery (${dbCpuUs === null ? '' : `PostgreSQL ${fmt(dbCpuUs)} µs, `}receiver ${fmt(receiverCpuUs)} µs, cores ${Math.round(machine.hostBusy * 100)} % busy); undici loop ${fmt(base.perS)}/s (median of ${base.passes.join(', ')}), ${fmt(base.cpuUs / base.count)} µs; ratio ${(perS / base.perS).toFixed(2)}; ${retried} retried, longest pause between arrivals ${longestPauseMs} ms`)
+  return { count: bodies.length, seconds, perS, cpuUs, basePerS: base.perS, baseCpuUs: base.cpuUs / base.count, retried, longestPauseMs, receiverCpuUs, dbCpuUs, hostBusy: machine.hostBusy }
 }
 
 /**
@@ -661,7 +714,7 @@ function _deliveryFigure(prefix: string, loop: Awaited<ReturnType<typeof _median
     id: `${prefix}delivery-loop`, name: `${prefix ? 'PostgreSQL: ' : ''}delivery loop (events → delivered)`, unit: '/s', value: loop.perS, baseline: loop.basePerS,
     ratio: loop.perS / loop.basePerS, target: `≥ ${min.toFixed(2)}×`, pass: loop.perS / loop.basePerS >= min,
     cpuUs: loop.cpuUs, baselineCpuUs: loop.baseCpuUs, deliveries: loop.count, seconds: loop.seconds, retried: loop.retried, longest_pause_ms: loop.longestPauseMs,
-    pass_ratios: loop.passRatios, notes: `the pass of median ratio of ${S.loopPasses}, each to the undici loop measured right before it (its own median of ${S.baselineRounds} passes)`,
+    pass_ratios: loop.passRatios, receiver_cpu_us: loop.receiverCpuUs, ...(loop.dbCpuUs === null ? {} : { db_cpu_us: loop.dbCpuUs }), host_busy: loop.hostBusy, notes: `the pass of median ratio of ${S.loopPasses}, each to the undici loop measured right before it (its own median of ${S.baselineRounds} passes)`,
   }
 }
 

@@ -5,7 +5,7 @@
 // runs the measured part and sends the result (summed over the URLs).
 import autocannon from 'autocannon'
 import { readFileSync } from 'node:fs'
-import { next, send } from './child.ts'
+import { next, selfStats, send } from './child.ts'
 
 export interface LoadSpec {
   url: string
@@ -31,6 +31,8 @@ export interface LoadResult {
   p50Ms: number
   p99Ms: number
   statusCodes: Record<string, number>
+  /** This process's own CPU over the measured part (µs): what the client took of the machine. */
+  clientCpuUs: number
 }
 
 async function main(): Promise<void> {
@@ -45,14 +47,16 @@ async function main(): Promise<void> {
   if (spec.warmupS > 0) await run(spec.warmupS)
   send({ type: 'warm' })
   await next('go')
+  const cpu0 = selfStats().cpuUs
   const rs = await run(spec.durationS)
+  const clientCpuUs = selfStats().cpuUs - cpu0
   const statusCodes: Record<string, number> = {}
   for (const r of rs) for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = (statusCodes[code] ?? 0) + Number(v.count)
   const ok = rs.reduce((a, r) => a + r['2xx'], 0)
   const seconds = Math.max(...rs.map((r) => r.duration))
   const result: LoadResult = {
     ok, non2xx: rs.reduce((a, r) => a + r.non2xx, 0), errors: rs.reduce((a, r) => a + r.errors + r.timeouts, 0), seconds,
-    reqPerS: rs.reduce((a, r) => a + r['2xx'] / r.duration, 0), p50Ms: Math.max(...rs.map((r) => r.latency.p50)), p99Ms: Math.max(...rs.map((r) => r.latency.p99)), statusCodes,
+    reqPerS: rs.reduce((a, r) => a + r['2xx'] / r.duration, 0), p50Ms: Math.max(...rs.map((r) => r.latency.p50)), p99Ms: Math.max(...rs.map((r) => r.latency.p99)), statusCodes, clientCpuUs,
   }
   send({ type: 'result', ...result })
 }

@@ -58,6 +58,25 @@ describe('npm run bench -- --quick', () => {
       assert.equal(f.pass_ratios_large.length, 1, f.id)
       assert.ok(Math.abs(f.value - f.pass_ratios_large[0]! / f.pass_ratios_none[0]!) < 1e-9, `${f.id}: ${f.value} from its passes`)
     }
+    // What else the machine did: each load-measured figure carries the share of the cores busy and
+    // the load generator's CPU (a delivery loop: the receiver's), and on PostgreSQL — a server on
+    // this machine — PostgreSQL's own processes' CPU per request; a SQLite figure never does.
+    type Beside = { id: string; cpuUs: number | null; host_busy?: number; client_cpu_us?: number; receiver_cpu_us?: number; db_cpu_us?: number }
+    const measured = (results.figures as unknown as Beside[]).filter((f) => f.host_busy !== undefined)
+    const loadIds = expected.filter((id) => /(get-order|list-orders-(1k|100k|deep-page)|layers-|create-order(-delivering|-1k|-large)?$)/.test(id))
+    const loopIds = expected.filter((id) => id.endsWith('delivery-loop'))
+    assert.deepEqual(measured.map((f) => f.id).sort(), [...loadIds, ...loopIds].sort())
+    for (const f of measured) {
+      assert.ok(f.host_busy! > 0 && f.host_busy! <= 1, `${f.id}: the cores ${f.host_busy} busy`)
+      const beside = f.id.endsWith('delivery-loop') ? f.receiver_cpu_us : f.client_cpu_us
+      assert.ok(beside! > 0, `${f.id}: ${beside} µs of the load generator or receiver`)
+      if (f.id.startsWith('pg-')) assert.ok(f.db_cpu_us! > 0, `${f.id}: PostgreSQL's ${f.db_cpu_us} µs`)
+      else assert.equal(f.db_cpu_us, undefined, f.id)
+    }
+    if (PG_URL) {
+      const two = results.figures.find((f) => f.id === 'pg-two-processes') as unknown as Record<'one' | 'two', Beside>
+      for (const side of [two.one, two.two]) assert.ok(side.db_cpu_us! > 0 && side.host_busy! > 0 && side.client_cpu_us! > 0, JSON.stringify(side))
+    }
     const sustained = results.figures.find((f) => f.id === 'sustained')!
     assert.ok(sustained.value <= 1, `sustained is a share of the webhooks sent: ${sustained.value}`)
     assert.equal(results.machine.loadavg_start.length, 3)
