@@ -37,6 +37,8 @@ function mutate(base: Record<string, unknown>, pick: number, op: number, v: unkn
   else if (op === 1) body[key] = v
   else if (op === 2) delete body[k]
   else if (Array.isArray(inner) && inner.length && typeof inner[0] === 'object') (inner[0] as Record<string, unknown>)[Object.keys(inner[0] as object)[pick % Object.keys(inner[0] as object).length] ?? key] = v
+  // An array of plain values gets one more (a key such as "length" set on it would throw here, and JSON drops the others).
+  else if (Array.isArray(inner)) inner.push(v)
   else if (inner && typeof inner === 'object') (inner as Record<string, unknown>)[key] = v
   else body[k] = [v]
   return body
