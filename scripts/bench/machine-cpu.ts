@@ -17,7 +17,7 @@ function _clockTicks(): number {
 }
 
 /** The cores' time so far (µs, all cores summed): busy (anything but idle and I/O wait) and in all. */
-export function hostCpu(): { busyUs: number; totalUs: number } {
+function _hostCpu(): { busyUs: number; totalUs: number } {
   const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number)
   const total = f.reduce((a, x) => a + x, 0)
   return { busyUs: (total - f[3]! - f[4]!) * TICK_US, totalUs: total * TICK_US }
@@ -73,7 +73,7 @@ export async function localPgServer(url: string): Promise<number | null> {
  * postmaster's count of its waited-for children, those that ended (a backend closed, an
  * autovacuum worker done). Resolution: the kernel's clock tick (10 ms) per process.
  */
-export function pgServerCpuUs(postmaster: number): number {
+function _pgServerCpuUs(postmaster: number): number {
   let us = _processCpuUs(postmaster, true) ?? 0
   for (const name of readdirSync('/proc')) {
     const pid = Number(name)
@@ -93,14 +93,14 @@ export interface MachineWindow {
 }
 
 export function openWindow(pgServer: number | null): { close(): MachineWindow } {
-  const host0 = hostCpu()
-  const db0 = pgServer === null ? null : pgServerCpuUs(pgServer)
+  const host0 = _hostCpu()
+  const db0 = pgServer === null ? null : _pgServerCpuUs(pgServer)
   return {
     close: () => {
-      const host1 = hostCpu()
+      const host1 = _hostCpu()
       return {
         hostBusy: (host1.busyUs - host0.busyUs) / Math.max(1, host1.totalUs - host0.totalUs),
-        dbCpuUs: db0 === null ? null : pgServerCpuUs(pgServer!) - db0,
+        dbCpuUs: db0 === null ? null : _pgServerCpuUs(pgServer!) - db0,
       }
     },
   }
