@@ -33,12 +33,9 @@ function _stat(pid: number): string[] | null {
   }
 }
 
-/** A process's CPU time so far (µs, user + system, every thread); `children`: with its waited-for children's. */
-function _processCpuUs(pid: number, children = false): number | null {
-  const f = _stat(pid)
-  if (!f) return null
-  const ticks = Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0)
-  return ticks * TICK_US
+/** A process's CPU time so far (µs, user + system, every thread) from its stat fields; `children`: with its waited-for children's. */
+function _cpuUs(f: string[], children = false): number {
+  return (Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0)) * TICK_US
 }
 
 function _comm(pid: number): string | null {
@@ -74,12 +71,13 @@ export async function localPgServer(url: string): Promise<number | null> {
  * autovacuum worker done). Resolution: the kernel's clock tick (10 ms) per process.
  */
 function _pgServerCpuUs(postmaster: number): number {
-  let us = _processCpuUs(postmaster, true) ?? 0
+  const own = _stat(postmaster)
+  let us = own ? _cpuUs(own, true) : 0
   for (const name of readdirSync('/proc')) {
     const pid = Number(name)
     if (!Number.isInteger(pid) || pid === postmaster) continue
     const f = _stat(pid)
-    if (f && Number(f[1]) === postmaster) us += (Number(f[11]) + Number(f[12])) * TICK_US
+    if (f && Number(f[1]) === postmaster) us += _cpuUs(f)
   }
   return us
 }
