@@ -336,6 +336,8 @@ const _LAYERS: [id: string, name: string, notes: string][] = [
   ['middleware', 'layers: + travelops\' middleware', 'request id, guard, the route\'s validation, standard headers, log line; public, fixed answer, no database'],
   ['key-check', 'layers: + API key and rate limit', 'the same with the route\'s scope: the key checked (cache and the database\'s version) and counted'],
   ['full', 'layers: + the order read', 'the real app (no delivery worker): the SELECT and the order rendered'],
+  ['floor', 'layers: floor of a GET (bare h3, key, SELECT, JSON)', 'a bare h3 route doing only what an authenticated GET cannot skip: key hash, database version, cached key row, the order by a prepared SELECT, its JSON'],
+  ['floor-list', 'layers: floor of a list of 20 (bare h3, key, SELECT, JSON)', 'the same for GET /v1/orders?limit=20: the newest 21 rows by a prepared SELECT, 20 as JSON with the envelope and cursor'],
 ]
 
 async function _layers(c: Ctx, dbFile: string, t: BenchTenant, ids: string[]): Promise<Figure[]> {
@@ -349,7 +351,8 @@ async function _layers(c: Ctx, dbFile: string, t: BenchTenant, ids: string[]): P
     try {
       const { url } = await layer.next<{ url: string }>('ready')
       // A fresh process: the longer warm-up of the first load (see 'reads').
-      const fig = await _load(layer, { url, method: 'GET', pathsFile, headers: { authorization: `Bearer ${t.key}` } }, _freshWarmupS(2))
+      const paths = id === 'floor-list' ? { paths: ['/v1/orders?limit=20'] } : { pathsFile }
+      const fig = await _load(layer, { url, method: 'GET', ...paths, headers: { authorization: `Bearer ${t.key}` } }, _freshWarmupS(2))
       _logPair(name, base, fig)
       figures.push(_httpFigure(`layers-${id}`, name, { base, fig }, 0, { target: '(info)', pass: true, notes }))
     } finally {
