@@ -338,7 +338,19 @@ const _LAYERS: [id: string, name: string, notes: string][] = [
   ['full', 'layers: + the order read', 'the real app (no delivery worker): the SELECT and the order rendered'],
   ['floor', 'layers: floor of a GET (bare h3, key, SELECT, JSON)', 'a bare h3 route doing only what an authenticated GET cannot skip: key hash, database version, cached key row, the order by a prepared SELECT, its JSON'],
   ['floor-list', 'layers: floor of a list of 20 (bare h3, key, SELECT, JSON)', 'the same for GET /v1/orders?limit=20: the newest 21 rows by a prepared SELECT, 20 as JSON with the envelope and cursor'],
+  ['floor-post', 'layers: floor of a POST, 2 subscriptions (bare h3, key, INSERTs)', 'the same for POST /v1/orders on a database of its own: body parsed, not validated; counter, order, event, 2 deliveries by prepared statements, one transaction per event-loop turn'],
 ]
+
+/** A database for POST's floor: migrated, one tenant with the write figure's two subscriptions. */
+async function _floorDb(c: Ctx): Promise<{ file: string; key: string }> {
+  const file = join(c.tmp, 'floor-post.db')
+  const o = openDb(file)
+  try {
+    return { file, key: (await benchTenant(o, 'Floor', c.rxUrl, [['order.created'], ['*']])).key }
+  } finally {
+    await o.close()
+  }
+}
 
 async function _layers(c: Ctx, dbFile: string, t: BenchTenant, ids: string[]): Promise<Figure[]> {
   const script = await _script('layers.ts')
@@ -347,12 +359,16 @@ async function _layers(c: Ctx, dbFile: string, t: BenchTenant, ids: string[]): P
   const base = await _load(c.bare, { url: c.bareUrl, method: 'GET', paths: ['/v1/ping'], headers: {} })
   const figures: Figure[] = []
   for (const [id, name, notes] of _LAYERS) {
-    const layer = spawnChild(ROOT, `layer ${id}`, script, [id, dbFile, t.key, ids[0]!], { stderrFile: join(c.tmp, `layer-${id}.log`), nodeArgs: [...SERVE_FLAGS] })
+    // POST's floor writes to a database of its own (serve's worker would send its deliveries), with a tenant as POST's figure has.
+    const writes = id === 'floor-post' ? await _floorDb(c) : undefined
+    const args = writes ? [id, writes.file, writes.key, '-'] : [id, dbFile, t.key, ids[0]!]
+    const layer = spawnChild(ROOT, `layer ${id}`, script, args, { stderrFile: join(c.tmp, `layer-${id}.log`), nodeArgs: [...SERVE_FLAGS] })
     try {
       const { url } = await layer.next<{ url: string }>('ready')
+      const spec: Spec = writes ? { method: 'POST', paths: ['/v1/orders'], headers: { authorization: `Bearer ${writes.key}`, 'content-type': 'application/json' }, body: ORDER_BODY }
+        : { method: 'GET', ...(id === 'floor-list' ? { paths: ['/v1/orders?limit=20'] } : { pathsFile }), headers: { authorization: `Bearer ${t.key}` } }
       // A fresh process: the longer warm-up of the first load (see 'reads').
-      const paths = id === 'floor-list' ? { paths: ['/v1/orders?limit=20'] } : { pathsFile }
-      const fig = await _load(layer, { url, method: 'GET', ...paths, headers: { authorization: `Bearer ${t.key}` } }, _freshWarmupS(2))
+      const fig = await _load(layer, { url, ...spec }, _freshWarmupS(2))
       _logPair(name, base, fig)
       figures.push(_httpFigure(`layers-${id}`, name, { base, fig }, 0, { target: '(info)', pass: true, notes }))
     } finally {

@@ -17,7 +17,7 @@ const PG_URL = process.env.TRAVELOPS_TEST_PG_URL
 
 const SQLITE_FIGURES = [
   'list-orders-1k', 'get-order', 'list-orders-100k', 'list-orders-size', 'list-orders-deep-page', 'list-orders-deep',
-  'layers-same-response', 'layers-middleware', 'layers-key-check', 'layers-full', 'layers-floor', 'layers-floor-list', 'create-order', 'create-order-delivering', 'delivery-loop',
+  'layers-same-response', 'layers-middleware', 'layers-key-check', 'layers-full', 'layers-floor', 'layers-floor-list', 'layers-floor-post', 'create-order', 'create-order-delivering', 'delivery-loop',
   'latency-p50', 'latency-p99', 'sustained', 'isolation-p50', 'isolation-p99', 'flood-p50', 'flood-p99', 'startup', 'peak-rss',
   'create-order-1k', 'create-order-large', 'create-order-size', 'delivery-loop-size', 'retention-p99',
 ]
