@@ -30,18 +30,18 @@ import { DEFAULT_CONFIG } from '../../src/config.ts'
 import type { AppDeps } from '../../src/context.ts'
 import { openDb, type OpenSqliteDb } from '../../src/db/connect.ts'
 import type { OrderRow } from '../../src/db/schema.ts'
-import type { OrderCustomerValue } from '../../src/modules/orders/schema.ts'
-import { hashKey, looksLikeKey } from '../../src/modules/keys/service.ts'
-import { customerJson, orderJson } from '../../src/modules/orders/service.ts'
-import { newId } from '../../src/lib/ids.ts'
-import { toMetadataJson } from '../../src/modules/fields.ts'
-import { ORDER_BODY } from './seed.ts'
 import type { RouteDef } from '../../src/http/define-route.ts'
 import { encodeCursor } from '../../src/http/pagination.ts'
 import { systemClock } from '../../src/lib/clock.ts'
+import { newId } from '../../src/lib/ids.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { toMetadataJson } from '../../src/modules/fields.ts'
+import { hashKey, looksLikeKey } from '../../src/modules/keys/service.ts'
+import type { OrderCustomerValue } from '../../src/modules/orders/schema.ts'
+import { customerJson, orderJson } from '../../src/modules/orders/service.ts'
 import { applyServeV8Flags } from '../../src/node-flags.ts'
 import { send } from './child.ts'
+import { ORDER_BODY } from './seed.ts'
 
 const LAYERS = ['same-response', 'middleware', 'key-check', 'full', 'floor', 'floor-list', 'floor-post'] as const
 type Layer = (typeof LAYERS)[number]
@@ -78,15 +78,16 @@ async function main(): Promise<void> {
   // A POST's answer and writes: the same but for the new order's id, number and times.
   if (floor) {
     const path = layer === 'floor' ? `/v1/orders/${orderId}` : post ? '/v1/orders' : '/v1/orders?limit=20'
-    const rows = opened.sqlite.prepare('SELECT (SELECT count(*) FROM orders) + (SELECT count(*) FROM events) * 10 + (SELECT count(*) FROM deliveries) * 100').pluck()
+    const counts = opened.sqlite.prepare('SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM events), (SELECT count(*) FROM deliveries)').raw()
     const answer = async (app: { fetch(r: Request): Response | Promise<Response> }) => {
-      const before = rows.get() as number
+      const before = counts.get() as number[]
       const text = await (await ask(app, path)).text()
-      return `${rows.get() as number - before} ${post ? _volatileOut(text) : text}`
+      const written = (counts.get() as number[]).map((n, i) => n - before[i]!)
+      return `orders, events, deliveries written: ${written.join(', ')}; ${post ? _volatileOut(text) : text}`
     }
     const want = await answer(real)
     const got = await answer(h3)
-    if (got !== want) throw new Error(`the ${layer} layer answers ${post ? 'POST' : 'GET'} ${path} otherwise than the real route (rows written, answer):\n${got}\n${want}`)
+    if (got !== want) throw new Error(`the ${layer} layer answers ${post ? 'POST' : 'GET'} ${path} otherwise than the real route:\n${got}\n${want}`)
   }
   const server = createServer({ keepAliveTimeout: 5_000 }, toNodeHandler(h3))
   server.listen(0, '127.0.0.1', () => {
