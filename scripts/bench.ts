@@ -362,24 +362,44 @@ async function _layers(c: Ctx, dbFile: string, t: BenchTenant, ids: string[]): P
     // POST's floor writes to a database of its own (serve's worker would send its deliveries), with a tenant as POST's figure has.
     const writes = id === 'floor-post' ? await _floorDb(c) : undefined
     const args = writes ? [id, writes.file, writes.key, '-'] : [id, dbFile, t.key, ids[0]!]
-    const layer = spawnChild(ROOT, `layer ${id}`, script, args, { stderrFile: join(c.tmp, `layer-${id}.log`), nodeArgs: [...SERVE_FLAGS] })
-    try {
-      const { url } = await layer.next<{ url: string }>('ready')
-      const spec: Spec = writes ? { method: 'POST', paths: ['/v1/orders'], headers: { authorization: `Bearer ${writes.key}`, 'content-type': 'application/json' }, body: ORDER_BODY }
-        : { method: 'GET', ...(id === 'floor-list' ? { paths: ['/v1/orders?limit=20'] } : { pathsFile }), headers: { authorization: `Bearer ${t.key}` } }
-      // A fresh process: the longer warm-up of the first load (see 'reads').
-      const fig = await _load(layer, { url, ...spec }, _freshWarmupS(2))
-      _logPair(name, base, fig)
-      figures.push(_httpFigure(`layers-${id}`, name, { base, fig }, 0, { target: '(info)', pass: true, notes }))
-    } finally {
-      if (layer.proc.exitCode === null && layer.proc.signalCode === null) {
-        const exited = new Promise((resolve) => layer.proc.once('exit', resolve))
-        layer.proc.kill()
-        await exited
-      }
-    }
+    const spec: Spec = writes ? { method: 'POST', paths: ['/v1/orders'], headers: { authorization: `Bearer ${writes.key}`, 'content-type': 'application/json' }, body: ORDER_BODY }
+      : { method: 'GET', ...(id === 'floor-list' ? { paths: ['/v1/orders?limit=20'] } : { pathsFile }), headers: { authorization: `Bearer ${t.key}` } }
+    figures.push(await _layer(c, script, base, `layers-${id}`, name, notes, args, spec))
   }
   return figures
+}
+
+/** One layer (scripts/bench/layers.ts) in a process of its own, loaded as every HTTP figure, against `base`. */
+async function _layer(c: Ctx, script: string, base: Measured, id: string, name: string, notes: string, args: string[], spec: Spec): Promise<Figure> {
+  const layer = spawnChild(ROOT, id, script, args, { stderrFile: join(c.tmp, `${id}.log`), nodeArgs: [...SERVE_FLAGS] })
+  try {
+    const { url } = await layer.next<{ url: string }>('ready')
+    // A fresh process: the longer warm-up of the first load (see 'reads').
+    const fig = await _load(layer, { url, ...spec }, _freshWarmupS(2))
+    _logPair(name, base, fig)
+    return _httpFigure(id, name, { base, fig }, 0, { target: '(info)', pass: true, notes })
+  } finally {
+    if (layer.proc.exitCode === null && layer.proc.signalCode === null) {
+      const exited = new Promise((resolve) => layer.proc.once('exit', resolve))
+      layer.proc.kill()
+      await exited
+    }
+  }
+}
+
+/** The floors of GET one and a list on PostgreSQL (scripts/bench/layers.ts), against a bare-route run right before them. */
+async function _pgFloors(c: Ctx, url: string, t: BenchTenant, orderId: string, pathsFile: string): Promise<Figure[]> {
+  const script = await _script('layers.ts')
+  const base = await _load(c.bare, { url: c.bareUrl, method: 'GET', paths: ['/v1/ping'], headers: {} })
+  const headers = { authorization: `Bearer ${t.key}` }
+  return [
+    await _layer(c, script, base, 'pg-layers-floor', 'PostgreSQL: floor of a GET (bare h3, key, SELECT, JSON)',
+      'a bare h3 route doing only what an authenticated GET cannot skip: key hash, the key row kept 1 s, the order by one prepared SELECT, its JSON',
+      ['pg-floor', url, t.key, orderId], { method: 'GET', pathsFile, headers }),
+    await _layer(c, script, base, 'pg-layers-floor-list', 'PostgreSQL: floor of a list of 20 (bare h3, key, SELECT, JSON)',
+      'the same for GET /v1/orders?limit=20: the newest 21 rows by one prepared SELECT, 20 as JSON with the envelope and cursor',
+      ['pg-floor-list', url, t.key, orderId], { method: 'GET', paths: ['/v1/orders?limit=20'], headers }),
+  ]
 }
 
 type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupS' | 'durationS'>
@@ -417,6 +437,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
     const list = await _pair(pc, `PostgreSQL: GET /v1/orders?limit=20 at ${S.ordersLarge / 1000} k`, { method: 'GET', paths: ['/v1/orders?limit=20'], headers: auth(reads) })
     const deep = await _deepPage(oneUrl, auth(reads), ids)
     const listDeep = await _pair(pc, `PostgreSQL: GET /v1/orders?limit=20, page ${deep.page} (cursor) at ${S.ordersLarge / 1000} k`, { method: 'GET', paths: [deep.path], headers: auth(reads) })
+    const floors = await _pgFloors(c, pgb.url, reads, ids[0]!, pathsFile)
     const spec: Spec = { method: 'POST', paths: ['/v1/orders'], headers: { ...auth(writes), 'content-type': 'application/json' }, body: ORDER_BODY }
     const queued = pq.queued
     const post = await _heldPost(pc, 'PostgreSQL: POST /v1/orders (2 subscriptions, deliveries held)', spec, queued)
@@ -455,6 +476,7 @@ async function _postgres(c: Ctx): Promise<Figure[]> {
       _httpFigure('pg-get-order', 'PostgreSQL: GET /v1/orders/:id', getOne, 0.3),
       _httpFigure('pg-list-orders-100k', `PostgreSQL: GET /v1/orders?limit=20, ${S.ordersLarge / 1000} k orders`, list, 0.15),
       ..._deepPageFigures('pg-', deep.page, listDeep, list),
+      ...floors,
       _httpFigure('pg-create-order', 'PostgreSQL: POST /v1/orders, 2 subscriptions', post, 0.1),
       loop, ...latency, sustained, ...isolation, ...flood, startup, rss,
       {

@@ -20,6 +20,10 @@
 //                  event and a delivery per subscription written by prepared statements, the
 //                  requests of one event-loop turn in one transaction (no savepoints), answered
 //                  201 with the order's JSON
+//   pg-floor, pg-floor-list  `floor` and `floor-list` on PostgreSQL (the database argument its
+//                  URL): the key row kept for a second (§10 lets a revocation take that long),
+//                  each request one prepared statement on one of four connections of
+//                  node-postgres, as serve's pool prepares them
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { H3, type H3Event } from 'h3'
@@ -28,7 +32,8 @@ import { FastResponse } from 'srvx'
 import { createApp } from '../../src/app.ts'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
 import type { AppDeps } from '../../src/context.ts'
-import { openDb, type OpenSqliteDb } from '../../src/db/connect.ts'
+import { openDatabase, openDb, type OpenSqliteDb } from '../../src/db/connect.ts'
+import { openPostgres } from '../../src/db/postgres.ts'
 import type { OrderRow } from '../../src/db/schema.ts'
 import type { RouteDef } from '../../src/http/define-route.ts'
 import { encodeCursor } from '../../src/http/pagination.ts'
@@ -43,15 +48,16 @@ import { applyServeV8Flags } from '../../src/node-flags.ts'
 import { send } from './child.ts'
 import { ORDER_BODY } from './seed.ts'
 
-const LAYERS = ['same-response', 'middleware', 'key-check', 'full', 'floor', 'floor-list', 'floor-post'] as const
+const LAYERS = ['same-response', 'middleware', 'key-check', 'full', 'floor', 'floor-list', 'floor-post', 'pg-floor', 'pg-floor-list'] as const
 type Layer = (typeof LAYERS)[number]
 
 async function main(): Promise<void> {
   const [layer, file, key, orderId] = process.argv.slice(2) as [Layer, string, string, string]
   if (!LAYERS.includes(layer) || !file || !key || !orderId) throw new Error(`usage: layers.ts <${LAYERS.join('|')}> <db file> <api key> <order id>`)
-  const opened = openDb(file, { migrate: false })
+  const pg = layer.startsWith('pg-')
+  const opened = pg ? await openDatabase(file) : openDb(file, { migrate: false })
   const deps: AppDeps = {
-    db: opened.db, engine: 'sqlite', clock: systemClock, config: { ...DEFAULT_CONFIG, db: file, port: 0, logLevel: 'info' },
+    db: opened.db, engine: pg ? 'postgres' : 'sqlite', clock: systemClock, config: { ...DEFAULT_CONFIG, db: file, port: 0, logLevel: 'info' },
     logger: createLogger('info'), notify: () => {},
   }
   const real = createApp(deps)
@@ -67,9 +73,11 @@ async function main(): Promise<void> {
   const order = (JSON.parse(body) as { data: unknown }).data
   const route = real.routes.find((r) => r.method === 'GET' && r.path === '/v1/orders/:id')!
   const answering: RouteDef = { ...route, handler: async () => order }
-  const floor = layer === 'floor' || layer === 'floor-list' || post
-  const h3 = post ? _floorPost(opened.sqlite, headers)
-    : floor ? _floor(opened.sqlite, layer === 'floor' ? 'one' : 'list', route.path, headers)
+  const floor = layer.includes('floor')
+  const one = layer === 'floor' || layer === 'pg-floor'
+  const h3 = post ? _floorPost(opened.sqlite!, headers)
+    : pg ? await _pgFloor(file, one ? 'one' : 'list', route.path, headers)
+    : floor ? _floor(opened.sqlite!, one ? 'one' : 'list', route.path, headers)
     : layer === 'same-response' ? new H3().get(route.path, () => new FastResponse(body, { status: 200, headers }))
     : layer === 'middleware' ? createApp(deps, [{ ...answering, scope: 'public' }]).h3
       : layer === 'key-check' ? createApp(deps, [answering]).h3
@@ -77,13 +85,14 @@ async function main(): Promise<void> {
   // A floor answers what the real route answers, byte for byte: it may leave work out, never content.
   // A POST's answer and writes: the same but for the new order's id, number and times.
   if (floor) {
-    const path = layer === 'floor' ? `/v1/orders/${orderId}` : post ? '/v1/orders' : '/v1/orders?limit=20'
-    const counts = opened.sqlite.prepare('SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM events), (SELECT count(*) FROM deliveries)').raw()
+    const path = one ? `/v1/orders/${orderId}` : post ? '/v1/orders' : '/v1/orders?limit=20'
+    const counts = post ? opened.sqlite!.prepare('SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM events), (SELECT count(*) FROM deliveries)').raw() : undefined
     const answer = async (app: { fetch(r: Request): Response | Promise<Response> }) => {
+      if (!counts) return (await ask(app, path)).text()
       const before = counts.get() as number[]
       const text = await (await ask(app, path)).text()
       const written = (counts.get() as number[]).map((n, i) => n - before[i]!)
-      return `orders, events, deliveries written: ${written.join(', ')}; ${post ? _volatileOut(text) : text}`
+      return `orders, events, deliveries written: ${written.join(', ')}; ${_volatileOut(text)}`
     }
     const want = await answer(real)
     const got = await answer(h3)
@@ -140,11 +149,7 @@ function _floor(sqlite: OpenSqliteDb['sqlite'], what: 'one' | 'list', path: stri
       return new FastResponse(`{"data":${orderJson(row)}}`, { status: 200, headers })
     }
     const limit = Number(new URL(event.req.url).searchParams.get('limit') ?? 20)
-    const rows = newest.all(tenant, limit + 1) as OrderRow[]
-    const more = rows.length > limit
-    const page = rows.slice(0, limit)
-    const cursor = more ? JSON.stringify(encodeCursor(page[page.length - 1]!.id)) : 'null'
-    return new FastResponse(`{"data":[${page.map(orderJson).join(',')}],"has_more":${more},"next_cursor":${cursor}}`, { status: 200, headers })
+    return new FastResponse(_pageJson(newest.all(tenant, limit + 1) as OrderRow[], limit), { status: 200, headers })
   }
   return what === 'one' ? new H3().get(path, answer) : new H3().get('/v1/orders', answer)
 }
@@ -213,6 +218,50 @@ function _floorPost(sqlite: OpenSqliteDb['sqlite'], real: Record<string, string>
       queue.push({ tenant, input, answer })
     })
   })
+}
+
+/** `floor` and `floor-list` on PostgreSQL (see the list above). */
+async function _pgFloor(url: string, what: 'one' | 'list', path: string, real: Record<string, string>): Promise<H3> {
+  const headers = _withoutLength(real)
+  const { pool } = openPostgres(url, { max: 4, applicationName: 'travelops-bench-floor' })
+  // Clients of our own (a pool's query() would send its statements unnamed: src/db/postgres.ts).
+  const clients = await Promise.all(Array.from({ length: 4 }, () => pool.connect()))
+  let next = 0
+  const query = async <R>(text: string, values: unknown[]): Promise<R[]> => (await clients[next++ % clients.length]!.query(text, values)).rows as R[]
+  const keys = new Map<string, { tenant: string | null; at: number }>()
+  const tenantOf = async (event: H3Event): Promise<string | null> => {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(event.req.headers.get('authorization') ?? '')
+    if (!m || !looksLikeKey(m[1]!)) return null
+    const hash = hashKey(m[1]!)
+    const now = performance.now()
+    let key = keys.get(hash)
+    if (!key || now - key.at > 1000) {
+      const [row] = await query<{ tenant_id: string; revoked_at: string | null }>('SELECT tenant_id, revoked_at FROM api_keys WHERE key_hash = $1', [hash])
+      keys.set(hash, (key = { tenant: row && !row.revoked_at ? row.tenant_id : null, at: now }))
+    }
+    return key.tenant
+  }
+  const answer = async (event: H3Event): Promise<Response> => {
+    const tenant = await tenantOf(event)
+    if (!tenant) return new FastResponse('', { status: 401 })
+    if (what === 'one') {
+      const [row] = await query<OrderRow>('SELECT * FROM orders WHERE tenant_id = $1 AND id = $2', [tenant, event.context.params!.id])
+      if (!row) return new FastResponse('', { status: 404 })
+      return new FastResponse(`{"data":${orderJson(row)}}`, { status: 200, headers })
+    }
+    const limit = Number(new URL(event.req.url).searchParams.get('limit') ?? 20)
+    const rows = await query<OrderRow>('SELECT * FROM orders WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2', [tenant, limit + 1])
+    return new FastResponse(_pageJson(rows, limit), { status: 200, headers })
+  }
+  return what === 'one' ? new H3().get(path, answer) : new H3().get('/v1/orders', answer)
+}
+
+/** Rows read with `limit + 1` → the page's JSON: `limit` records, whether there are more, the cursor after the last. */
+function _pageJson(rows: OrderRow[], limit: number): string {
+  const more = rows.length > limit
+  const page = rows.slice(0, limit)
+  const cursor = more ? JSON.stringify(encodeCursor(page[page.length - 1]!.id)) : 'null'
+  return `{"data":[${page.map(orderJson).join(',')}],"has_more":${more},"next_cursor":${cursor}}`
 }
 
 /** A POST's answer without what differs from one order to the next. */

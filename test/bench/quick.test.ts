@@ -22,7 +22,7 @@ const SQLITE_FIGURES = [
   'create-order-1k', 'create-order-large', 'create-order-size', 'delivery-loop-size', 'retention-p99',
 ]
 const PG_FIGURES = [
-  'pg-get-order', 'pg-list-orders-100k', 'pg-list-orders-deep-page', 'pg-list-orders-deep', 'pg-create-order', 'pg-delivery-loop', 'pg-latency-p50', 'pg-latency-p99', 'pg-sustained',
+  'pg-get-order', 'pg-list-orders-100k', 'pg-list-orders-deep-page', 'pg-list-orders-deep', 'pg-layers-floor', 'pg-layers-floor-list', 'pg-create-order', 'pg-delivery-loop', 'pg-latency-p50', 'pg-latency-p99', 'pg-sustained',
   'pg-isolation-p50', 'pg-isolation-p99', 'pg-flood-p50', 'pg-flood-p99', 'pg-startup', 'pg-peak-rss', 'pg-two-processes',
   'pg-create-order-1k', 'pg-create-order-large', 'pg-create-order-size', 'pg-delivery-loop-size', 'pg-retention-p99',
 ]
