@@ -356,7 +356,7 @@ async function _layers(c: Ctx, dbFile: string, t: BenchTenant, ids: string[]): P
   const script = await _script('layers.ts')
   const pathsFile = join(c.tmp, 'layer-paths.txt')
   writeFileSync(pathsFile, Array.from({ length: 1000 }, () => `/v1/orders/${ids[Math.floor(Math.random() * ids.length)]}`).join('\n'))
-  const base = await _load(c.bare, { url: c.bareUrl, method: 'GET', paths: ['/v1/ping'], headers: {} })
+  const base = await _base(c)
   const figures: Figure[] = []
   for (const [id, name, notes] of _LAYERS) {
     // POST's floor writes to a database of its own (serve's worker would send its deliveries), with a tenant as POST's figure has.
@@ -390,7 +390,7 @@ async function _layer(c: Ctx, script: string, base: Measured, id: string, name: 
 /** The floors of GET one and a list on PostgreSQL (scripts/bench/layers.ts), against a bare-route run right before them. */
 async function _pgFloors(c: Ctx, url: string, t: BenchTenant, orderId: string, pathsFile: string): Promise<Figure[]> {
   const script = await _script('layers.ts')
-  const base = await _load(c.bare, { url: c.bareUrl, method: 'GET', paths: ['/v1/ping'], headers: {} })
+  const base = await _base(c)
   const headers = { authorization: `Bearer ${t.key}` }
   return [
     await _layer(c, script, base, 'pg-layers-floor', 'PostgreSQL: floor of a GET (bare h3, key, SELECT, JSON)',
@@ -646,8 +646,12 @@ async function _drainWith(queued: () => Promise<number>, timeoutMs = 60_000): Pr
 
 /** The baseline (bare h3 route, GET) right before the figure, so both see the same machine (measured once in a `--quick` run). */
 let quickBase: Measured | undefined
+async function _base(c: Ctx): Promise<Measured> {
+  return (QUICK ? quickBase : undefined) ?? (quickBase = await _load(c.bare, { url: c.bareUrl, method: 'GET', paths: ['/v1/ping'], headers: {} }))
+}
+
 async function _pair(c: Ctx, name: string, spec: Spec, warmupS = S.warmupS): Promise<{ base: Measured; fig: Measured }> {
-  const base = (QUICK ? quickBase : undefined) ?? (quickBase = await _load(c.bare, { url: c.bareUrl, method: 'GET', paths: ['/v1/ping'], headers: {} }))
+  const base = await _base(c)
   const fig = await _load(c.serve, { url: c.serveUrl, ...spec }, warmupS)
   _logPair(name, base, fig)
   return { base, fig }
