@@ -48,12 +48,15 @@ import { applyServeV8Flags } from '../../src/node-flags.ts'
 import { send } from './child.ts'
 import { ORDER_BODY } from './seed.ts'
 
+/** The real app or a layer's h3, asked in-process. */
+type Fetching = { fetch(r: Request): Response | Promise<Response> }
+
 const LAYERS = ['same-response', 'middleware', 'key-check', 'full', 'floor', 'floor-list', 'floor-post', 'pg-floor', 'pg-floor-list'] as const
 type Layer = (typeof LAYERS)[number]
 
 async function main(): Promise<void> {
   const [layer, file, key, orderId] = process.argv.slice(2) as [Layer, string, string, string]
-  if (!LAYERS.includes(layer) || !file || !key || !orderId) throw new Error(`usage: layers.ts <${LAYERS.join('|')}> <db file> <api key> <order id>`)
+  if (!LAYERS.includes(layer) || !file || !key || !orderId) throw new Error(`usage: layers.ts <${LAYERS.join('|')}> <db file, or PostgreSQL URL for pg-*> <api key> <order id>`)
   const pg = layer.startsWith('pg-')
   const opened = pg ? await openDatabase(file) : openDb(file, { migrate: false })
   const deps: AppDeps = {
@@ -62,7 +65,7 @@ async function main(): Promise<void> {
   }
   const real = createApp(deps)
   const post = layer === 'floor-post'
-  const ask = async (app: { fetch(r: Request): Response | Promise<Response> }, path: string) => app.fetch(new Request(`http://127.0.0.1${path}`, post
+  const ask = async (app: Fetching, path: string) => app.fetch(new Request(`http://127.0.0.1${path}`, post
     ? { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: ORDER_BODY }
     : { headers: { authorization: `Bearer ${key}` } }))
   const probe = await ask(real, post ? '/v1/orders' : `/v1/orders/${orderId}`)
@@ -87,7 +90,7 @@ async function main(): Promise<void> {
   if (floor) {
     const path = one ? `/v1/orders/${orderId}` : post ? '/v1/orders' : '/v1/orders?limit=20'
     const counts = post ? opened.sqlite!.prepare('SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM events), (SELECT count(*) FROM deliveries)').raw() : undefined
-    const answer = async (app: { fetch(r: Request): Response | Promise<Response> }) => {
+    const answer = async (app: Fetching) => {
       if (!counts) return (await ask(app, path)).text()
       const before = counts.get() as number[]
       const text = await (await ask(app, path)).text()
