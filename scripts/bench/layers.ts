@@ -108,6 +108,12 @@ async function main(): Promise<void> {
   })
 }
 
+/** The hash of the request's API key (`Authorization: Bearer …`), or null when it has none that looks like one. */
+function _keyHash(event: H3Event): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(event.req.headers.get('authorization') ?? '')
+  return m && looksLikeKey(m[1]!) ? hashKey(m[1]!) : null
+}
+
 /**
  * What every floor does first: the key's hash, the database's version (a key revoked by another
  * process is seen at once), the key row from a cache kept while that version holds.
@@ -118,14 +124,13 @@ function _authorizer(sqlite: OpenSqliteDb['sqlite']): (event: H3Event) => string
   const keys = new Map<string, { tenant_id: string; revoked_at: string | null } | undefined>()
   let seen: unknown
   return (event) => {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(event.req.headers.get('authorization') ?? '')
-    if (!m || !looksLikeKey(m[1]!)) return null
+    const hash = _keyHash(event)
+    if (!hash) return null
     const v = version.get()
     if (v !== seen) {
       keys.clear()
       seen = v
     }
-    const hash = hashKey(m[1]!)
     let key = keys.get(hash)
     if (!keys.has(hash)) keys.set(hash, (key = keyRow.get(hash) as typeof key))
     return key && !key.revoked_at ? key.tenant_id : null
@@ -233,9 +238,8 @@ async function _pgFloor(url: string, what: 'one' | 'list', path: string, real: R
   const query = async <R>(text: string, values: unknown[]): Promise<R[]> => (await clients[next++ % clients.length]!.query(text, values)).rows as R[]
   const keys = new Map<string, { tenant: string | null; at: number }>()
   const tenantOf = async (event: H3Event): Promise<string | null> => {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(event.req.headers.get('authorization') ?? '')
-    if (!m || !looksLikeKey(m[1]!)) return null
-    const hash = hashKey(m[1]!)
+    const hash = _keyHash(event)
+    if (!hash) return null
     const now = performance.now()
     let key = keys.get(hash)
     if (!key || now - key.at > 1000) {
