@@ -5,7 +5,7 @@ import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 // The runnable blocks of README.md and of every page of docs/, as test/readme.test.ts runs them.
-// Convention (docs/testing.md): a ```sh block is run by the tests, word for word; a line `#> text`
+// Convention (README.md, "Development"): a ```sh block is run by the tests, word for word; a line `#> text`
 // under a command is what it prints (`…` stands for any text, and a line that is only `#> …` for
 // any number of lines); a block that must not run is ```text. Each ```sh block runs on its own in
 // one bash; each page's blocks run top to bottom in a fresh directory of their own.
