@@ -73,3 +73,11 @@ export async function screenshotAll(context: BrowserContext, shots: readonly Sho
   await page.close()
   return written
 }
+
+/** The whole page into SCREENSHOTS/<name>.png; returns the file. */
+export async function screenshotPage(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  const file = join(SCREENSHOTS, `${name}.png`)
+  await page.screenshot({ path: file, fullPage: true })
+  return file
+}
