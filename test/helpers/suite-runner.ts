@@ -25,7 +25,7 @@ export function startRunner(env: Record<string, string>, args: string[] = []): R
   chmodSync(tmp, 0o755) // the server's own directory in it belongs to the postgres user
   // Nothing of the suite's own run (npm test under CI sets TRAVELOPS_REQUIRE_BROWSER=1, say): only `env`.
   const childEnv: NodeJS.ProcessEnv = { ...process.env }
-  for (const name of ['TRAVELOPS_TEST_PG_URL', 'TRAVELOPS_TEST_ENGINE', 'TRAVELOPS_REQUIRE_BROWSER', 'TRAVELOPS_REQUIRE_PG', 'TRAVELOPS_CHROMIUM']) delete childEnv[name]
+  for (const name of ['TRAVELOPS_TEST_PG_URL', 'TRAVELOPS_TEST_ENGINE', 'TRAVELOPS_REQUIRE_BROWSER', 'TRAVELOPS_REQUIRE_PG', 'TRAVELOPS_REQUIRE_SHELLS', 'TRAVELOPS_CHROMIUM']) delete childEnv[name]
   Object.assign(childEnv, { TMPDIR: tmp }, env)
   const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'test.ts'), ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
