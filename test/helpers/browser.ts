@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -49,7 +49,7 @@ export async function npmChromium(): Promise<string | undefined> {
   const cache = fileURLToPath(new URL('../../node_modules/.cache/', import.meta.url))
   const dir = join(cache, `travelops-chromium-${version}`)
   const binary = join(dir, 'chromium')
-  if (existsSync(binary)) return binary
+  if (existsSync(binary)) return _withFonts(dir)
   mkdirSync(cache, { recursive: true })
   const work = mkdtempSync(join(cache, 'travelops-chromium-tmp-'))
   // inflate() writes into os.tmpdir(), which reads TMPDIR at each call.
@@ -70,7 +70,20 @@ export async function npmChromium(): Promise<string | undefined> {
   } catch {
     rmSync(work, { recursive: true, force: true }) // another run put it there first
   }
-  return binary
+  return _withFonts(dir)
+}
+
+/**
+ * The package's fonts.conf names /tmp/fonts (where it decompresses on AWS Lambda); with no font
+ * found there the headless shell aborts at the first text it draws (SkFontMgr_FontConfigInterface:
+ * "Not implemented", SIGTRAP). travelops-fonts.conf names the fonts beside the binary instead.
+ */
+function _withFonts(dir: string): string {
+  const conf = join(dir, 'travelops-fonts.conf')
+  if (!existsSync(conf)) {
+    writeFileSync(conf, `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${join(dir, 'fonts')}</dir>\n  <cachedir>${join(dir, 'fonts-cache')}</cachedir>\n</fontconfig>\n`)
+  }
+  return join(dir, 'chromium')
 }
 
 /** The environment a binary needs: npm's finds its libraries and fonts beside it. */
@@ -80,14 +93,14 @@ function _chromiumEnv(executablePath: string): Record<string, string> | undefine
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v
   env.LD_LIBRARY_PATH = [libs, ...(process.env.LD_LIBRARY_PATH ? [process.env.LD_LIBRARY_PATH] : [])].join(':')
-  env.FONTCONFIG_PATH = join(dirname(executablePath), 'fonts')
+  env.FONTCONFIG_FILE = join(dirname(executablePath), 'travelops-fonts.conf')
   return env
 }
 
 export type BrowserFound = { executablePath: string } | { reason: string }
 
 /**
- * The first of chromiumCandidates() that starts (a launch, a page, a close), or why none did: a
+ * The first of chromiumCandidates() that starts (a launch, a page with text drawn), or why none did: a
  * missing binary or the first line of each one's launch error.
  */
 export async function findStartingChromium(): Promise<BrowserFound> {
@@ -102,7 +115,11 @@ export async function findStartingChromium(): Promise<BrowserFound> {
     try {
       const browser = await launchChromium(path)
       try {
-        await (await browser.newPage()).close()
+        // Text drawn too: a Chromium without fonts starts, then aborts at the first glyph.
+        const page = await browser.newPage()
+        await page.setContent('<p>travelops</p>')
+        await page.screenshot()
+        await page.close()
       } finally {
         await browser.close()
       }
