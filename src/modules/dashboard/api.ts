@@ -2,12 +2,10 @@ import type { TenantContext } from '../../context.ts'
 import type { DashboardSessionRow } from '../../db/schema.ts'
 import { notFound, unauthenticated } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
-import { parseDuration } from '../../lib/duration.ts'
+import { LINK_LIFETIME, parseDuration } from '../../lib/duration.ts'
 import { createTenant, findTenant } from '../tenants/service.ts'
 import type { SessionInfo, TenantSummary } from './schema.ts'
 import { endSession, issueLink, linkUrl, LINK_TTL_MS, redeemLink, SESSION_COOKIE, SESSION_TTL_MS } from './sessions.ts'
-
-const MAX_LINK_TTL_MS = 7 * 86_400_000
 
 function _on(ctx: TenantContext): void {
   if (!ctx.config.dashboard) throw notFound('The dashboard is turned off on this server (--no-dashboard)')
@@ -16,7 +14,7 @@ function _on(ctx: TenantContext): void {
 /** POST /v1/dashboard/links: a sign-in link for the key's own tenant, at this server's address. */
 export async function createLink(ctx: TenantContext, body: { expires_in?: string } | undefined, origin: string) {
   _on(ctx)
-  const ttl = Math.min(body?.expires_in ? parseDuration(body.expires_in)! : LINK_TTL_MS, MAX_LINK_TTL_MS)
+  const ttl = body?.expires_in ? parseDuration(body.expires_in, LINK_LIFETIME)! : LINK_TTL_MS
   const link = await issueLink(ctx.db, ctx.tenantId, ttl, ctx.clock.now())
   return { url: linkUrl(origin, link.token), expires_at: link.expires_at }
 }

@@ -4,7 +4,7 @@ import { tenantTable } from '../../db/tenant-table.ts'
 import { forbidden, notFound } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { grants, RESOURCES, type Resource } from '../../http/scopes.ts'
-import { parseDuration } from '../../lib/duration.ts'
+import { KEY_LIFETIME, parseDuration } from '../../lib/duration.ts'
 import { jsonString } from '../../lib/json.ts'
 import type { ApiKey, CreatedApiKey, CreateKeyInput } from './schema.ts'
 import { createKey, revokeKey } from './service.ts'
@@ -47,7 +47,7 @@ export async function createApiKey(ctx: TenantContext, input: CreateKeyInput): P
     if (!_holds(callerScopes, scope)) throw forbidden(`This API key cannot grant the scope '${scope}': a key may only create keys with scopes it holds itself`)
   }
   const now = ctx.clock.now()
-  const ms = input.expires_in ? parseDuration(input.expires_in)! : null
+  const ms = input.expires_in ? parseDuration(input.expires_in, KEY_LIFETIME)! : null
   const k = await createKey(ctx.db, {
     tenantId: ctx.tenantId, name: input.name ?? undefined, scopes: input.scopes, rateLimit: input.rate_limit ?? undefined,
     expiresAt: ms === null ? undefined : new Date(now.getTime() + ms),
