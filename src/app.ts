@@ -156,7 +156,7 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
       if (tenantScoped(need) && caller.tenantId === '') throw badRequest('Choose a tenant: the operator\'s session names it with the X-Travelops-Tenant header')
       if (event.req.headers.has('idempotency-key')) throw badRequest('Idempotency-Key is for API keys; a dashboard session does not keep replays')
     }
-    ctx = { ...deps, tenantId: caller.tenantId, keyId: caller.keyId, scopes: caller.scopes, session: caller.session }
+    ctx = { ...deps, tenantId: caller.tenantId, keyId: caller.keyId, scopes: caller.scopes, session: caller.session, bounds: caller.bounds }
   }
   const out = await executeRoute(route, event, ctx, state.requestId)
   return out.replayed ? { status: out.status, body: out.body, headers: { 'idempotent-replayed': 'true' } } : out

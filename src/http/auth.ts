@@ -1,4 +1,4 @@
-import type { AppDeps } from '../context.ts'
+import type { AppDeps, KeyBounds } from '../context.ts'
 import { keysVersion, type Db } from '../db/connect.ts'
 import type { ApiKeyRow } from '../db/schema.ts'
 import { findKeyByHash, hashKey, looksLikeKey, touchKey } from '../modules/keys/service.ts'
@@ -15,6 +15,8 @@ export interface Caller {
   rateLimit: number | null
   /** A signed-in dashboard browser (CONTRACT §14) rather than an API key; keyId is then the session's id. */
   session?: { role: Role }
+  /** The key whose bounds apply (CONTRACT §16): this key, or the one whose link opened the session; none for the operator's sessions. */
+  bounds?: KeyBounds
 }
 
 /** What one dashboard session may send per hour (counted per process): a browser page refreshes itself. */
@@ -91,7 +93,7 @@ export async function authenticate(deps: AppDeps, header: string | null): Promis
     row.last_used_at = now.toISOString() // the cached row: requests until the write lands do not write again
     touchKey(deps.db, row.id, now).catch((err: unknown) => deps.logger.warn('could not record key use', { key_id: row.id, error: String(err) }))
   }
-  return { keyId: row.id, tenantId: row.tenant_id, scopes: row.scopeList, rateLimit: row.rate_limit }
+  return { keyId: row.id, tenantId: row.tenant_id, scopes: row.scopeList, rateLimit: row.rate_limit, bounds: row }
 }
 
 type KeyRow = ApiKeyRow & { scopeList: string[] }
