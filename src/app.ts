@@ -168,8 +168,9 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
  */
 function _admit(caller: Caller, state: RequestState, deps: AppDeps, limiters: Limiters): void | Promise<void> {
   state.caller = caller
-  const limiter = caller.session ? limiters.sessions : limiters.keys
-  const decision = limiter.hit(caller.keyId, caller.rateLimit ?? deps.config.rateLimit, deps.clock.now().getTime(), caller.tenantId)
+  // A session opened from a key's link counts against that key (CONTRACT §16); the operator's on its own.
+  const limiter = caller.session && !caller.bounds ? limiters.sessions : limiters.keys
+  const decision = limiter.hit(caller.bounds?.id ?? caller.keyId, caller.rateLimit ?? deps.config.rateLimit, deps.clock.now().getTime(), caller.tenantId)
   if (decision instanceof Promise) return decision.then((d) => _apply(d, state))
   _apply(decision, state)
 }
