@@ -26,6 +26,8 @@ export interface Config {
   tlsKey: string | null
   /** The administration dashboard at /dashboard and its sessions (CONTRACT §14). */
   dashboard: boolean
+  /** The address clients reach serve at (behind a proxy): dashboard links use it instead of the request's Host. */
+  publicUrl: string | null
 }
 
 export { DEFAULT_CONFIG }
@@ -68,7 +70,21 @@ const ConfigSchema = v.object({
   dashboard: v.optional(bool),
   tlsCert: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
   tlsKey: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
+  publicUrl: v.optional(v.pipe(
+    v.string(),
+    v.check(_httpUrl, 'must be an http(s) URL such as https://travelops.example.com'),
+    v.transform((x) => x.replace(/\/+$/, '')),
+  )),
 })
+
+function _httpUrl(x: string): boolean {
+  try {
+    const u = new URL(x)
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.search && !u.hash && !u.username && !u.password
+  } catch {
+    return false
+  }
+}
 
 export class ConfigError extends Error {}
 
@@ -98,5 +114,6 @@ export function resolveConfig(options: Record<string, unknown>): Config {
     tlsCert: o.tlsCert ?? null,
     tlsKey: o.tlsKey ?? null,
     dashboard: o.dashboard ?? DEFAULT_CONFIG.dashboard,
+    publicUrl: o.publicUrl ?? null,
   }
 }
