@@ -22,6 +22,7 @@ export function serveCommand(): Command {
     .addOption(new Option('--no-dashboard', 'do not serve the administration dashboard at /dashboard (default: served; env value 0/false/no/off turns it off)').env('TRAVELOPS_DASHBOARD'))
     .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS, with --tls-key (default: plain HTTP)').env('TRAVELOPS_TLS_CERT'))
     .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('TRAVELOPS_TLS_KEY'))
+    .addOption(new Option('--public-url <url>', 'the address clients reach serve at, e.g. https://travelops.example.com behind a proxy: dashboard links use it (default: the request\'s Host)').env('TRAVELOPS_PUBLIC_URL'))
     .addOption(new Option('--log-level <level>', `log lines at this level and above (default: ${D.logLevel})`).choices(LOG_LEVELS).env('TRAVELOPS_LOG_LEVEL'))
     .addHelpText('after', [
       '',

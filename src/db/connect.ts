@@ -195,7 +195,7 @@ const _pgKeys = new WeakMap<Db, KeysWatch>()
  * listening process when it commits), and counted by this process's key cache once committed.
  */
 export async function keysWrite<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
-  if (_internals.has(db)) return fn(db)
+  if (_internals.has(db) || (db.isTransaction && _txOf.has(db as Transaction<Database>))) return fn(db)
   const announce = (d: Db) => sql`select pg_notify(${KEYS_CHANNEL}, '')`.execute(d)
   const base = db.isTransaction ? _baseOf.get(db as Transaction<Database>) ?? db : db
   const result = db.isTransaction
