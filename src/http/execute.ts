@@ -9,7 +9,8 @@ import type { RouteDef, RouteInput } from './define-route.ts'
 import { ApiError, badRequest, issuesToDetails, notFound } from './errors.ts'
 import { validateBody } from './validate.ts'
 import { assertSameRequest, bodyFingerprint, checkIdempotencyKey, idempotent, type PartsResponse, type StoredResponse } from './idempotency.ts'
-import { pageJson, pageQuery } from './pagination.ts'
+import { ID_PREFIXES, type IdPrefix } from '../lib/ids.ts'
+import { pageJson, pageQueryFor } from './pagination.ts'
 import { Rendered } from './rendered.ts'
 import { Turns } from './turns.ts'
 
@@ -142,8 +143,18 @@ function _query(route: RouteDef, search: URLSearchParams): unknown {
 }
 
 const _buildQuerySchema = (route: RouteDef) => {
-  const entries: v.ObjectEntries = { ...(route.list ? pageQuery : {}), ...route.query }
+  const entries: v.ObjectEntries = { ...(route.list ? pageQueryFor(_listPrefix(route)) : {}), ...route.query }
   return v.strictObject(entries)
+}
+
+/** The id prefix of a list's records, read from its response schema's `id` (view-fields.ts id()): a cursor must name one. */
+function _listPrefix(route: RouteDef): IdPrefix | undefined {
+  const schema = route.response as { pipe?: unknown[]; entries?: Record<string, v.GenericSchema> } | undefined
+  const entries = schema?.entries ?? (schema?.pipe?.[0] as { entries?: Record<string, v.GenericSchema> } | undefined)?.entries
+  const id = entries?.id
+  if (!id) return undefined
+  const matching = ID_PREFIXES.filter((p) => v.is(id, `${p}_01900000-0000-7000-8000-000000000000`))
+  return matching.length === 1 ? matching[0] : undefined
 }
 const _querySchemas = new WeakMap<RouteDef, ReturnType<typeof _buildQuerySchema>>()
 
