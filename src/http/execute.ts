@@ -3,10 +3,10 @@ import type { H3Event } from 'h3'
 import type { TenantContext } from '../context.ts'
 import { isId } from '../lib/ids.ts'
 import { parseJson } from '../lib/json.ts'
-import { readJsonBody } from './body.ts'
+import { readJsonBody, unstorableStrings } from './body.ts'
 import { JsonStream } from './json-stream.ts'
 import type { RouteDef, RouteInput } from './define-route.ts'
-import { ApiError, badRequest, issuesToDetails, notFound } from './errors.ts'
+import { ApiError, badRequest, issuesToDetails, notFound, validationFailed } from './errors.ts'
 import { validateBody } from './validate.ts'
 import { assertSameRequest, bodyFingerprint, checkIdempotencyKey, idempotent, type PartsResponse, type StoredResponse } from './idempotency.ts'
 import { ID_PREFIXES, type IdPrefix } from '../lib/ids.ts'
@@ -39,7 +39,7 @@ export interface Executed {
 /** Validates parameters, query and body of a matched route, runs its handler (once per Idempotency-Key) and renders the JSON. */
 export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantContext, requestId: string): Promise<Executed> {
   const params = _params(route, event)
-  const query = _query(route, event.url.searchParams)
+  const query = _query(route, event.url.searchParams, event.url.search)
   let body: unknown
   let fingerprint = ''
   const idemHeader = route.method === 'POST' ? event.req.headers.get('idempotency-key') : null
@@ -126,12 +126,17 @@ function _params(route: RouteDef, event: H3Event): Record<string, string> {
   return params
 }
 
-function _query(route: RouteDef, search: URLSearchParams): unknown {
+function _query(route: RouteDef, search: URLSearchParams, text: string): unknown {
   // No prototype: `?constructor=1` is an unknown parameter, not one given twice, and `?__proto__=` is kept.
   const raw: Record<string, string> = Object.create(null)
   for (const [k, val] of search) {
     if (Object.hasOwn(raw, k)) throw badRequest(`Query parameter '${k}' is given more than once`, [{ path: k, message: 'given more than once' }])
     raw[k] = val
+  }
+  // A query decodes a bad UTF-8 sequence to U+FFFD, so only `%00` can give a string no database stores (CONTRACT §16).
+  if (text.includes('%00')) {
+    const bad = unstorableStrings(raw)
+    if (bad.length > 0) throw validationFailed(bad)
   }
   const r = v.safeParse(_querySchema(route), raw, { abortEarly: false })
   if (!r.success) {
