@@ -45,7 +45,7 @@ export function encodeCursor(id: string): string {
   return Buffer.from(`{"after":${JSON.stringify(id)}}`).toString('base64url')
 }
 
-// What encodeCursor() writes for an id (`<prefix>_<uuid>`, lower-case hex): 78–80 characters.
+// What encodeCursor() writes for an id (`<prefix>_<uuid>`, lower-case hex): 51–52 bytes.
 const _CURSOR_TEXT = /^\{"after":"([a-z]{2,3})_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"\}$/
 
 /**
@@ -53,13 +53,16 @@ const _CURSOR_TEXT = /^\{"after":"([a-z]{2,3})_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{
  * list (`prefix`, when given): canonical base64url of `{"after":"<id>"}`, nothing more.
  */
 export function decodeCursor(s: string, prefix?: IdPrefix): string | null {
-  if (s.length < 60 || s.length > 84) return null
+  // Canonical base64url of 51 or 52 bytes (Buffer would skip stray characters and unused bits).
+  if (!_CURSOR_B64.test(s)) return null
   const text = Buffer.from(s, 'base64url').toString('latin1')
   const m = _CURSOR_TEXT.exec(text)
   if (m === null || (prefix !== undefined && m[1] !== prefix)) return null
-  const id = text.slice(10, -2)
-  return encodeCursor(id) === s ? id : null
+  return text.slice(10, -2)
 }
+
+// 68 characters hold 51 bytes (`wh_…`) exactly; 70 hold 52 (`ord_…`), the last one's low 4 bits unused and zero.
+const _CURSOR_B64 = /^[A-Za-z0-9_-]{68}(?:[A-Za-z0-9_-][AQgw])?$/
 
 export { PAGE_BYTES }
 /** Room kept for the envelope around the records (`has_more`, `next_cursor`). */
