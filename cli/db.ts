@@ -36,6 +36,9 @@ export function dbCommand(): Command {
       }
       const source = await open(from, {})
       try {
+        // A value the target could not store stops the copy before the target is opened (CONTRACT §16).
+        const unstorable = await copy.findUnstorable(source)
+        if (unstorable) throw new CliError(`cannot copy ${shown(from)}: ${unstorable.message}`)
         // The target is looked at before anything is written to it: refused if it holds rows.
         const target = await open(to, { create: true, allowPending: true })
         try {
@@ -53,6 +56,9 @@ export function dbCommand(): Command {
               bar = progress(`copying ${name}`)
             },
             rows: (_name, done, total) => bar.update(done, total),
+          }).catch((err: unknown) => {
+            bar.end()
+            throw err instanceof copy.UnstorableRow ? new CliError(`cannot copy ${shown(from)}: ${err.message}`) : err
           })
           bar.end()
           const after = await copy.countRows(dest.db)

@@ -141,6 +141,8 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
   }
   let ctx: TenantContext
   if (route.scope === 'public') {
+    // Replays are kept per API key: a request without one (signing in) has none to keep them under.
+    if (route.method === 'POST' && event.req.headers.has('idempotency-key')) throw badRequest('Idempotency-Key is for API keys; this route keeps no replays')
     ctx = { ...deps, tenantId: '', keyId: '' }
   } else {
     const caller = await _caller(deps, event)

@@ -1,15 +1,22 @@
 import { useState } from 'preact/hooks'
 import { del, get, list, patch, post } from '../api.ts'
 import { navigate } from '../router.ts'
-import type { Delivery, EventType, Webhook } from '../types.ts'
+import type { CreatedWebhook, Delivery, EventType, Webhook } from '../types.ts'
 import { Badge, Confirm, Empty, ErrorBox, Loading, Notice, PageHead, SecretOnce, Time, useAsync, useSubmit } from '../ui.tsx'
 import { DeliveryTable } from './deliveries.tsx'
 
-/** A new signing secret: 32 random bytes, base64url (the API takes 16–256 characters). */
+/**
+ * A new signing secret in the Standard Webhooks form (CONTRACT §16): `whsec_` + base64 of 32
+ * random bytes, which the Standard Webhooks libraries take as it is. (Creating an endpoint
+ * leaves it to the API, which generates the same; rotating sends one made here.)
+ */
 function newSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32))
-  return 'whsec_' + btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  return 'whsec_' + btoa(String.fromCharCode(...bytes))
 }
+
+const SECRET_USE = 'Your receiver checks each delivery\'s webhook-signature with it as it is (the Standard Webhooks libraries, such as standardwebhooks or svix, take it unchanged), '
+  + 'or X-Webhook-Signature: the hex HMAC-SHA256 of the body keyed with the whole string (travelops verify --secret).'
 
 export function statusOf(h: Webhook): { label: string; tone: string } {
   if (h.disabled_at) return { label: `Disabled (${h.disabled_reason === 'gone' ? '410 Gone' : 'failing'})`, tone: 'bad' }
@@ -104,9 +111,9 @@ export function NewEndpoint({ base }: { base: string }) {
   const [headers, setHeaders] = useState<HeaderRow[]>([])
   const [created, setCreated] = useState<{ hook: Webhook; secret: string } | null>(null)
   const submit = useSubmit(async () => {
-    const secret = newSecret()
-    const hook = await post<Webhook>('/v1/webhooks', { url: url.trim(), events, secret, ...(headers.length ? { headers: _headers(headers) } : {}) })
-    setCreated({ hook, secret })
+    // No secret in the body: the API generates one and shows it in this answer only.
+    const hook = await post<CreatedWebhook>('/v1/webhooks', { url: url.trim(), events, ...(headers.length ? { headers: _headers(headers) } : {}) })
+    setCreated({ hook, secret: hook.secret ?? '' })
   })
   if (created) {
     return (
@@ -114,7 +121,7 @@ export function NewEndpoint({ base }: { base: string }) {
         <PageHead title="Endpoint added" sub={<span class="mono">{created.hook.url}</span>} />
         <div class="card">
           <SecretOnce label="Signing secret" value={created.secret}
-            note="Copy it now: this is the only time it is shown. Your receiver checks each delivery's X-Webhook-Signature (or webhook-signature) with it." />
+            note={`Copy it now: this is the only time it is shown. ${SECRET_USE}`} />
           <div class="actions"><a class="btn btn-primary" href={`${base}/endpoints/${created.hook.id}`}>Go to the endpoint</a></div>
         </div>
       </>
@@ -175,7 +182,7 @@ export function EndpointDetail({ base, id }: { base: string; id: string }) {
       </PageHead>
       {notice ? <Notice>{notice}</Notice> : null}
       <ErrorBox>{act.error}</ErrorBox>
-      {secret ? <div class="card"><SecretOnce label="New signing secret" value={secret} note="Copy it now: it is shown once. Deliveries from now on are signed with it." /></div> : null}
+      {secret ? <div class="card"><SecretOnce label="New signing secret" value={secret} note={`Copy it now: it is shown once. Deliveries from now on are signed with it. ${SECRET_USE}`} /></div> : null}
       <section class="card">
         {editing ? (
           <form class="form" onSubmit={(e) => {

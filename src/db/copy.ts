@@ -65,6 +65,45 @@ export async function firstNonEmpty(db: Db): Promise<string | undefined> {
   return undefined
 }
 
+/** A row of the source holding a string that PostgreSQL cannot store (CONTRACT §16). */
+export class UnstorableRow extends Error {
+  constructor(readonly table: string, readonly row: string, readonly column: string, written = 'nothing was written') {
+    super(`table ${table}, row ${row}, column ${column} holds U+0000 (NUL), which PostgreSQL cannot store; `
+      + `change or remove that value on the source and copy again; ${written}`)
+  }
+}
+
+/**
+ * The first row of a SQLite database with a U+0000 in any column (PostgreSQL refuses such text;
+ * a SQLite file can hold it, written before the API refused it, or by hand), read in one
+ * snapshot before the target is touched. One scan a table, the bytes compared as a BLOB (SQLite's
+ * text functions are undefined past a NUL). A PostgreSQL source holds none.
+ */
+export async function findUnstorable(from: OpenDb): Promise<UnstorableRow | undefined> {
+  if (from.engine === 'postgres') return undefined
+  return _snapshot(from, async (src) => {
+    for (const t of COPIED_TABLES) {
+      const columns = (await sql<{ name: string }>`select name from pragma_table_info(${t.name})`.execute(src)).rows.map((c) => c.name)
+      const hasNul = sql.join(columns.map((c) => sql`instr(cast(${sql.ref(c)} as blob), x'00') > 0`), sql` or `)
+      const row = (await sql<Record<string, unknown>>`select * from ${sql.table(t.name)} where ${hasNul} limit 1`.execute(src)).rows[0]
+      if (!row) continue
+      const column = columns.find((c) => _hasNul(row[c]))!
+      return new UnstorableRow(t.name, t.key.length === 1 ? String(row[t.key[0]!]) : t.key.map((k) => `${k}=${String(row[k])}`).join(', '), column)
+    }
+    return undefined
+  })
+}
+
+function _assertStorable(t: (typeof COPIED_TABLES)[number], rows: Record<string, unknown>[]): void {
+  for (const row of rows) {
+    for (const column in row) {
+      if (_hasNul(row[column])) throw new UnstorableRow(t.name, t.key.map((k) => String(row[k])).join(', '), column, 'no row was written')
+    }
+  }
+}
+
+const _hasNul = (value: unknown): boolean => (typeof value === 'string' ? value.includes('\0') : value instanceof Uint8Array && value.includes(0))
+
 /**
  * Copies every row of `from` into `to` (migrated, every table empty). Returns the counts read
  * from the source snapshot; the caller compares them with the target's afterwards.
@@ -85,6 +124,8 @@ export async function copyRows(from: OpenDb, to: OpenDb, progress?: CopyProgress
           for (const k of t.key) q = q.orderBy(sql.ref(k))
           const rows = (await q.limit(batch).execute()) as Record<string, unknown>[]
           if (rows.length === 0) break
+          // Written since findUnstorable() looked: named here too (the transaction then writes nothing).
+          if (to.engine === 'postgres') _assertStorable(t, rows)
           await dst.insertInto(t.name).values(rows as never).execute()
           done += rows.length
           progress?.rows(t.name, done, total)

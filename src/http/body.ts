@@ -2,7 +2,7 @@ import type { H3Event } from 'h3'
 import type { IncomingMessage } from 'node:http'
 import { parseJson } from '../lib/json.ts'
 import { readStream } from '../lib/read-stream.ts'
-import { ApiError, badRequest } from './errors.ts'
+import { ApiError, badRequest, formatPath, validationFailed, type ErrorDetail } from './errors.ts'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Objects and arrays nested deeper than this (the body itself is level 1) are refused before anything recurses into them. */
@@ -42,29 +42,72 @@ export async function readJsonBody(event: H3Event): Promise<RawBody> {
   } catch (err) {
     throw badRequest(`Malformed JSON: ${(err as Error).message}`)
   }
-  const problem = _shapeProblem(value)
+  // JSON.parse makes U+0000 and lone surrogates only from `\u` escapes (a raw control
+  // character is malformed JSON; the text is valid UTF-8): strings are looked at only when the
+  // text has such an escape.
+  const suspect = _SUSPECT.test(text)
+  const problem = _shapeProblem(value, suspect)
+  if (problem === _BAD_STRING) throw validationFailed(unstorableStrings(value))
   if (problem) throw badRequest(problem)
   return { value, text }
 }
 
-/** In `u` mode a surrogate pair is one code point; only an unpaired half matches. */
-const LONE_SURROGATE = /\p{Cs}/u
+/** A `\u0000` or `\ud800`–`\udfff` escape: what JSON.parse can turn into a string no database stores as sent. */
+const _SUSPECT = /\\u(?:0000|[dD][89a-fA-F])/
+
+/** U+0000, or (in `u` mode, where a surrogate pair is one code point) an unpaired surrogate. */
+const UNSTORABLE = /[\0\p{Cs}]/u
 
 /**
- * Nesting deeper than MAX_JSON_DEPTH, or a string (value or key) with a lone surrogate
- * escape such as "\ud800", which no UTF-8 text can hold (SQLite would store U+FFFD, so the
- * record read back would differ from the one answered). Without recursion: a 1 MiB body
- * can nest half a million levels.
+ * Every string, value or key, holding U+0000 or an unpaired surrogate (CONTRACT §16: PostgreSQL
+ * cannot store U+0000; no UTF-8 text holds a lone surrogate, so SQLite would store U+FFFD and
+ * the record read back would differ), each with its path: at most MAX_STRING_DETAILS.
+ * Recursive: only called on a value whose depth is already checked.
  */
-function _shapeProblem(root: unknown): string | undefined {
+export function unstorableStrings(root: unknown, at: (string | number)[] = []): ErrorDetail[] {
+  const out: ErrorDetail[] = []
+  const walk = (value: unknown): void => {
+    if (out.length >= MAX_STRING_DETAILS) return
+    if (typeof value === 'string') {
+      if (UNSTORABLE.test(value)) out.push({ path: formatPath(at), message: _stringProblem(value) })
+      return
+    }
+    if (value === null || typeof value !== 'object') return
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => { at.push(i); walk(item); at.pop() })
+      return
+    }
+    for (const k in value as Record<string, unknown>) {
+      at.push(k)
+      if (UNSTORABLE.test(k) && out.length < MAX_STRING_DETAILS) out.push({ path: formatPath(at), message: `the field name ${_stringProblem(k)}` })
+      walk((value as Record<string, unknown>)[k])
+      at.pop()
+    }
+  }
+  walk(root)
+  return out
+}
+
+/** At most this many strings are named in one 422. */
+export const MAX_STRING_DETAILS = 20
+
+function _stringProblem(s: string): string {
+  return s.includes('\0')
+    ? 'must not contain U+0000 (NUL): no database stores it'
+    : 'must not contain an unpaired surrogate (\\ud800-\\udfff alone): it is not Unicode text'
+}
+
+/** Nesting deeper than MAX_JSON_DEPTH; else _BAD_STRING when `strings` and a string (value or key) holds U+0000 or a lone surrogate. Without recursion: a 1 MiB body can nest half a million levels. */
+function _shapeProblem(root: unknown, strings: boolean): string | undefined {
   // Values and their depths on two stacks: nothing allocated per node (it runs on every body).
   const values: unknown[] = [root]
   const depths: number[] = [1]
+  let bad = false
   while (values.length > 0) {
     const value = values.pop()
     const depth = depths.pop()!
     if (typeof value === 'string') {
-      if (LONE_SURROGATE.test(value)) return _LONE
+      if (strings && !bad && UNSTORABLE.test(value)) bad = true
       continue
     }
     if (value === null || typeof value !== 'object') continue
@@ -77,16 +120,16 @@ function _shapeProblem(root: unknown): string | undefined {
     } else {
       const o = value as Record<string, unknown>
       for (const k in o) {
-        if (LONE_SURROGATE.test(k)) return _LONE
+        if (strings && !bad && UNSTORABLE.test(k)) bad = true
         values.push(o[k])
         depths.push(depth + 1)
       }
     }
   }
-  return undefined
+  return bad ? _BAD_STRING : undefined
 }
 
-const _LONE = 'JSON string with a lone surrogate escape (not Unicode text)'
+const _BAD_STRING = 'unstorable string'
 
 function _isJson(type: string | null): boolean {
   if (!type) return false

@@ -3,13 +3,14 @@ import type { H3Event } from 'h3'
 import type { TenantContext } from '../context.ts'
 import { isId } from '../lib/ids.ts'
 import { parseJson } from '../lib/json.ts'
-import { readJsonBody } from './body.ts'
+import { readJsonBody, unstorableStrings } from './body.ts'
 import { JsonStream } from './json-stream.ts'
 import type { RouteDef, RouteInput } from './define-route.ts'
-import { ApiError, badRequest, issuesToDetails, notFound } from './errors.ts'
+import { ApiError, badRequest, issuesToDetails, notFound, validationFailed } from './errors.ts'
 import { validateBody } from './validate.ts'
 import { assertSameRequest, bodyFingerprint, checkIdempotencyKey, idempotent, type PartsResponse, type StoredResponse } from './idempotency.ts'
-import { pageJson, pageQuery } from './pagination.ts'
+import { ID_PREFIXES, type IdPrefix } from '../lib/ids.ts'
+import { pageJson, pageQueryFor } from './pagination.ts'
 import { Rendered } from './rendered.ts'
 import { Turns } from './turns.ts'
 
@@ -38,7 +39,7 @@ export interface Executed {
 /** Validates parameters, query and body of a matched route, runs its handler (once per Idempotency-Key) and renders the JSON. */
 export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantContext, requestId: string): Promise<Executed> {
   const params = _params(route, event)
-  const query = _query(route, event.url.searchParams)
+  const query = _query(route, event.url.searchParams, event.url.search)
   let body: unknown
   let fingerprint = ''
   const idemHeader = route.method === 'POST' ? event.req.headers.get('idempotency-key') : null
@@ -125,12 +126,17 @@ function _params(route: RouteDef, event: H3Event): Record<string, string> {
   return params
 }
 
-function _query(route: RouteDef, search: URLSearchParams): unknown {
+function _query(route: RouteDef, search: URLSearchParams, text: string): unknown {
   // No prototype: `?constructor=1` is an unknown parameter, not one given twice, and `?__proto__=` is kept.
   const raw: Record<string, string> = Object.create(null)
   for (const [k, val] of search) {
     if (Object.hasOwn(raw, k)) throw badRequest(`Query parameter '${k}' is given more than once`, [{ path: k, message: 'given more than once' }])
     raw[k] = val
+  }
+  // A query decodes a bad UTF-8 sequence to U+FFFD, so only `%00` can give a string no database stores (CONTRACT §16).
+  if (text.includes('%00')) {
+    const bad = unstorableStrings(raw)
+    if (bad.length > 0) throw validationFailed(bad)
   }
   const r = v.safeParse(_querySchema(route), raw, { abortEarly: false })
   if (!r.success) {
@@ -142,8 +148,18 @@ function _query(route: RouteDef, search: URLSearchParams): unknown {
 }
 
 const _buildQuerySchema = (route: RouteDef) => {
-  const entries: v.ObjectEntries = { ...(route.list ? pageQuery : {}), ...route.query }
+  const entries: v.ObjectEntries = { ...(route.list ? pageQueryFor(_listPrefix(route)) : {}), ...route.query }
   return v.strictObject(entries)
+}
+
+/** The id prefix of a list's records, read from its response schema's `id` (view-fields.ts id()): a cursor must name one. */
+function _listPrefix(route: RouteDef): IdPrefix | undefined {
+  const schema = route.response as { pipe?: unknown[]; entries?: Record<string, v.GenericSchema> } | undefined
+  const entries = schema?.entries ?? (schema?.pipe?.[0] as { entries?: Record<string, v.GenericSchema> } | undefined)?.entries
+  const id = entries?.id
+  if (!id) return undefined
+  const matching = ID_PREFIXES.filter((p) => v.is(id, `${p}_01900000-0000-7000-8000-000000000000`))
+  return matching.length === 1 ? matching[0] : undefined
 }
 const _querySchemas = new WeakMap<RouteDef, ReturnType<typeof _buildQuerySchema>>()
 

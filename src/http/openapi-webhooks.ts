@@ -21,8 +21,9 @@ export const DELIVERY_HEADERS: Record<string, JsonObject> = {
   XWebhookSignature: _header('X-Webhook-Signature', 'Lower-case hex HMAC-SHA256 of the exact body bytes, keyed with the subscription\'s secret (no prefix)', { type: 'string', pattern: '^[0-9a-f]{64}$' }),
   WebhookId: _header('webhook-id', 'Standard Webhooks: the event id, as `X-Webhook-ID`', { type: 'string', pattern: '^evt_' }),
   WebhookTimestamp: _header('webhook-timestamp', 'Standard Webhooks: Unix time (seconds) of this attempt, so a receiver\'s replay window also admits retries', { type: 'string', pattern: '^[0-9]+$' }),
-  WebhookSignature: _header('webhook-signature', 'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the secret\'s UTF-8 bytes; '
-    + 'the `standardwebhooks` and `svix` libraries verify it when given `whsec_` + base64(secret)', { type: 'string', pattern: '^v1,' }),
+  WebhookSignature: _header('webhook-signature', 'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`. A secret of the form `whsec_` + base64 of 24–64 bytes '
+    + '(as the service generates) keys it with the decoded bytes: the `standardwebhooks` and `svix` libraries verify it given the secret as it is. '
+    + 'Any other secret keys it with its UTF-8 bytes: give the libraries `whsec_` + base64(secret)', { type: 'string', pattern: '^v1,' }),
   UserAgent: _header('User-Agent', '`travelops/<version>`', { type: 'string', pattern: '^travelops/' }),
 }
 

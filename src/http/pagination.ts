@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { LARGE_PAGE_BYTES, PAGE_BYTES, tookLargeTurn, type PageRows } from '../db/page-rows.ts'
-import { parseJson } from '../lib/json.ts'
+import type { IdPrefix } from '../lib/ids.ts'
 
 export interface Page<T> {
   data: T[]
@@ -8,43 +8,61 @@ export interface Page<T> {
   next_cursor: string | null
 }
 
-/** Query fields every list accepts: `limit` 1–100 (default 20) and an opaque `cursor`. */
-export const pageQuery = {
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100'),
-      v.description('Page size, 1–100'),
-      v.transform(Number),
-      v.minValue(1, 'must be a whole number from 1 to 100'),
-      v.maxValue(100, 'must be a whole number from 1 to 100'),
+/**
+ * Query fields every list accepts: `limit` 1–100 (default 20) and an opaque `cursor`, which must
+ * be exactly what a page of this list writes (docs/decisions/417-cursors-by-shape.md): anything
+ * else, forged or damaged, is a 400. `prefix`: the id prefix of the list's records.
+ */
+export function pageQueryFor(prefix?: IdPrefix) {
+  return {
+    limit: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100'),
+        v.description('Page size, 1–100'),
+        v.transform(Number),
+        v.minValue(1, 'must be a whole number from 1 to 100'),
+        v.maxValue(100, 'must be a whole number from 1 to 100'),
+      ),
+      '20',
     ),
-    '20',
-  ),
-  cursor: v.optional(
-    v.pipe(
-      v.string(),
-      v.description('Opaque; the `next_cursor` of the previous page'),
-      v.transform(_decodeCursor),
-      v.string('is not a valid cursor'),
+    cursor: v.optional(
+      v.pipe(
+        v.string(),
+        v.description('Opaque; the `next_cursor` of the previous page'),
+        v.transform((s: string) => decodeCursor(s, prefix)),
+        v.string('is not a valid cursor: give the next_cursor of a page of this list as it is'),
+      ),
     ),
-  ),
+  }
 }
+
+/** The page fields of a list whose record prefix is not known (typing and the OpenAPI document). */
+export const pageQuery = pageQueryFor()
 
 /** The cursor is the id of the last record shown; ids are unique and ordered, so keyset paging neither repeats nor skips. */
 export function encodeCursor(id: string): string {
-  return Buffer.from(JSON.stringify({ after: id })).toString('base64url')
+  return Buffer.from(`{"after":${JSON.stringify(id)}}`).toString('base64url')
 }
 
-function _decodeCursor(s: string): string | null {
-  try {
-    const parsed: unknown = parseJson(Buffer.from(s, 'base64url').toString('utf8'))
-    if (parsed && typeof parsed === 'object' && 'after' in parsed && typeof parsed.after === 'string' && parsed.after.length < 100) {
-      return parsed.after
-    }
-  } catch {}
-  return null
+// What encodeCursor() writes for an id (`<prefix>_<uuid>`, lower-case hex): 51–52 bytes.
+const _CURSOR_TEXT = /^\{"after":"([a-z]{2,3})_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"\}$/
+
+/**
+ * The id a cursor names, or null unless the cursor is exactly encodeCursor() of an id of this
+ * list (`prefix`, when given): canonical base64url of `{"after":"<id>"}`, nothing more.
+ */
+export function decodeCursor(s: string, prefix?: IdPrefix): string | null {
+  // Canonical base64url of 51 or 52 bytes (Buffer would skip stray characters and unused bits).
+  if (!_CURSOR_B64.test(s)) return null
+  const text = Buffer.from(s, 'base64url').toString('latin1')
+  const m = _CURSOR_TEXT.exec(text)
+  if (m === null || (prefix !== undefined && m[1] !== prefix)) return null
+  return text.slice(10, -2)
 }
+
+// 68 characters hold 51 bytes (`wh_…`) exactly; 70 hold 52 (`ord_…`), the last one's low 4 bits unused and zero.
+const _CURSOR_B64 = /^[A-Za-z0-9_-]{68}(?:[A-Za-z0-9_-][AQgw])?$/
 
 export { PAGE_BYTES }
 /** Room kept for the envelope around the records (`has_more`, `next_cursor`). */

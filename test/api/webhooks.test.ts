@@ -41,7 +41,8 @@ scenarios<F>('webhook subscriptions and deliveries API', async (base) => {
   { name: 'empty events', method: 'POST', path: '/v1/webhooks', body: body({ events: [] }), status: 422 },
   { name: '* mixed with names', method: 'POST', path: '/v1/webhooks', body: body({ events: ['*', 'order.created'] }), status: 422 },
   { name: 'short secret', method: 'POST', path: '/v1/webhooks', body: body({ secret: 'short' }), status: 422, check: (r) => assert.equal(firstDetail(r).path, 'secret') },
-  { name: 'missing secret', method: 'POST', path: '/v1/webhooks', body: { url: 'https://a.example.invalid', events: ['*'] }, status: 422, check: (r) => assert.equal(firstDetail(r).path, 'secret') },
+  { name: 'no secret: one is generated and shown in this answer (§16)', method: 'POST', path: '/v1/webhooks', body: { url: 'https://a.example.invalid', events: ['*'] }, status: 201,
+    check: (r) => assert.match(r.body.data.secret, /^whsec_[A-Za-z0-9+/]{43}=$/) },
   { name: 'ftp url', method: 'POST', path: '/v1/webhooks', body: body({ url: 'ftp://files.example.invalid/' }), status: 422, check: (r) => assert.equal(firstDetail(r).path, 'url') },
   { name: 'reserved header', method: 'POST', path: '/v1/webhooks', body: body({ headers: { 'X-Webhook-Signature': 'forged', 'user-agent': 'x' } }), status: 422, check: (r) => {
     assert.deepEqual(r.body.error.details.map((d: { path: string }) => d.path).sort(), ['headers.X-Webhook-Signature', 'headers.user-agent'])

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
-import { createHmac } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { Webhook } from 'standardwebhooks'
 import { runCli } from '../helpers/cli.ts'
 
 const SECRET = 'whsec_verify_0123456789'
@@ -61,6 +62,27 @@ describe('travelops verify', () => {
     const bad = await verify(['--secret', 'another-secret-entirely', '--signature', SIG, '--file', bodyFile, '--json'])
     assert.equal(bad.code, 1)
     assert.deepEqual(JSON.parse(bad.stdout), { valid: false })
+  })
+
+  test('a whsec_ secret: X-Webhook-Signature keyed with the whole string, webhook-signature (--id, --timestamp) as the Standard Webhooks library signs it (§16)', async () => {
+    const whsec = `whsec_${randomBytes(32).toString('base64')}`
+    const id = 'evt_0190a0b0-0000-7000-8000-000000000000'
+    const at = 1_767_225_600
+    const hex = createHmac('sha256', Buffer.from(whsec, 'utf8')).update(BODY).digest('hex')
+    assert.deepEqual([(await verify(['--secret', whsec, '--signature', hex, '--file', bodyFile])).code], [0], 'hex, keyed with the string')
+    const v1 = new Webhook(whsec).sign(id, new Date(at * 1000), BODY.toString('utf8'))
+    const ok = await verify(['--secret', whsec, '--signature', v1, '--id', id, '--timestamp', String(at), '--file', bodyFile])
+    assert.deepEqual([ok.code, ok.stdout, ok.stderr], [0, 'valid\n', ''], 'v1 from the library given the secret as it is')
+    const plain = new Webhook(`whsec_${Buffer.from(SECRET).toString('base64')}`).sign(id, new Date(at * 1000), BODY.toString('utf8'))
+    assert.equal((await verify(['--secret', SECRET, '--signature', `v1,AAAA ${plain}`, '--id', id, '--timestamp', String(at)], BODY)).code, 0, 'another secret: its UTF-8 bytes')
+    for (const [name, args] of [
+      ['other timestamp', ['--secret', whsec, '--signature', v1, '--id', id, '--timestamp', String(at + 1)]],
+      ['other id', ['--secret', whsec, '--signature', v1, '--id', `${id}x`, '--timestamp', String(at)]],
+      ['other secret', ['--secret', `whsec_${randomBytes(32).toString('base64')}`, '--signature', v1, '--id', id, '--timestamp', String(at)]],
+    ] as const) assert.deepEqual([(await verify([...args, '--file', bodyFile])).code], [1], name)
+    assert.equal((await verify(['--secret', whsec, '--signature', v1, '--file', bodyFile])).code, 2, 'v1 without --id and --timestamp')
+    assert.equal((await verify(['--secret', whsec, '--signature', v1, '--id', id, '--timestamp', 'soon', '--file', bodyFile])).code, 2)
+    assert.equal((await verify(['--secret', whsec, '--signature', hex, '--id', id, '--file', bodyFile])).code, 2, '--id with a hex signature')
   })
 
   test('an unreadable --file exits 1; missing --secret or --signature exits 2', async () => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { Webhook } from 'standardwebhooks'
 import { SCAN_BUDGET } from '../../src/db/page-rows.ts'
 import { openSqlite } from '../../src/db/sqlite.ts'
 import { signPayload } from '../../src/delivery/sign.ts'
@@ -99,7 +100,7 @@ describe('the dashboard in Chromium', () => {
     shots.push({ name: 'endpoint-new', url: page.url() })
     await page.getByRole('button', { name: 'Add endpoint' }).click()
     const secret = await page.locator('input[data-secret]').inputValue()
-    assert.ok(secret.length >= 16)
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'the API\'s generated secret: whsec_ + base64 of 32 bytes')
     await page.getByRole('link', { name: 'Go to the endpoint' }).click()
     await page.getByRole('heading', { name: 'Endpoint' }).waitFor()
     const hookId = /endpoints\/(wh_[0-9a-f-]+)/.exec(page.url())![1]!
@@ -118,6 +119,8 @@ describe('the dashboard in Chromium', () => {
     await row.getByText('delivered').waitFor({ timeout: 15_000 })
     const [received] = await good.waitFor(1)
     assert.equal(received!.headers['x-webhook-signature'], signPayload(secret, received!.body), 'signed with the secret the page showed')
+    const standard = { 'webhook-id': String(received!.headers['webhook-id']), 'webhook-timestamp': String(received!.headers['webhook-timestamp']), 'webhook-signature': String(received!.headers['webhook-signature']) }
+    assert.doesNotThrow(() => new Webhook(secret).verify(received!.body, standard), 'the Standard Webhooks library takes the secret as shown')
     shots.push({ name: 'deliveries', url: page.url() })
     await row.getByRole('link', { name: 'order.created' }).click()
     const payload = page.getByLabel('Payload')

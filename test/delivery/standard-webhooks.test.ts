@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { createHmac, randomBytes } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { orderBody, startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
@@ -55,6 +56,33 @@ describe('Standard Webhooks headers on every delivery', () => {
       Date.now = realNow
     }
     assert.doesNotThrow(() => wh.verify(req!.body, headersOf(req!.headers)))
+  })
+
+  test('a whsec_ secret, given or generated, verifies as it is; X-Webhook-Signature keys with the whole string (§16)', async () => {
+    const given = `whsec_${randomBytes(32).toString('base64')}`
+    const a = await t.request('POST', '/v1/webhooks', { body: { url: `${rx.url}/given`, events: ['customer.created'], secret: given } })
+    assert.equal(a.status, 201)
+    assert.equal('secret' in a.body.data, false, 'a secret the body gave is never returned')
+    const b = await t.request('POST', '/v1/webhooks', { body: { url: `${rx.url}/generated`, events: ['customer.created'] }, headers: { 'idempotency-key': 'gen-1' } })
+    assert.equal(b.status, 201)
+    const generated = b.body.data.secret as string
+    assert.match(generated, /^whsec_[A-Za-z0-9+/]{43}=$/)
+    assert.equal(Buffer.from(generated.slice(6), 'base64').length, 32)
+    const replay = await t.request('POST', '/v1/webhooks', { body: { url: `${rx.url}/generated`, events: ['customer.created'] }, headers: { 'idempotency-key': 'gen-1' } })
+    assert.equal(replay.body.data.id, b.body.data.id)
+    assert.equal(replay.body.data.secret, null, 'a replay never shows the secret')
+    assert.equal('secret' in (await t.request('GET', `/v1/webhooks/${b.body.data.id}`)).body.data, false)
+
+    const seen = rx.requests.length
+    assert.equal((await t.request('POST', '/v1/customers', { body: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' } })).status, 201)
+    const got = (await rx.waitFor(seen + 2, 8000)).slice(seen)
+    for (const [path, secret] of [['/given', given], ['/generated', generated]] as const) {
+      const req = got.find((r) => r.url === path)!
+      assert.ok(req, `a delivery to ${path}`)
+      const verified = new Webhook(secret).verify(req.body, headersOf(req.headers)) as { event: string }
+      assert.equal(verified.event, 'customer.created')
+      assert.equal(req.headers['x-webhook-signature'], createHmac('sha256', Buffer.from(secret, 'utf8')).update(req.body).digest('hex'))
+    }
   })
 
   test('custom headers cannot take the Standard Webhooks names', async () => {

@@ -1,6 +1,6 @@
 import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.ts'
 import * as deliveries from './deliveries.ts'
-import { CreateWebhookBody, DeliveryDetailView, TestEventBody, DeliveryView, ListDeliveriesQuery, UpdateWebhookBody, WEBHOOK_READ_ONLY, WebhookView } from './schema.ts'
+import { CreatedWebhookView, CreateWebhookBody, DeliveryDetailView, TestEventBody, DeliveryView, ListDeliveriesQuery, UpdateWebhookBody, WEBHOOK_READ_ONLY, WebhookView } from './schema.ts'
 import * as webhooks from './service.ts'
 import { MAX_STATS_BUCKETS, StatsQuery, StatsRowView, webhookStats } from './stats.ts'
 import * as v from 'valibot'
@@ -19,7 +19,7 @@ export const webhookRoutes: RouteDef[] = [
   defineRoute({
     method: 'POST', path: '/v1/webhooks', scope: write, tag, summary: 'Create a webhook subscription', status: 201,
     body: CreateWebhookBody, readOnly: [...WEBHOOK_READ_ONLY, 'active'],
-    response: WebhookView,
+    response: CreatedWebhookView, secretFields: ['secret'],
     handler: ({ ctx, body }) => webhooks.createWebhook(ctx, body),
   }),
   defineRoute({

@@ -51,7 +51,7 @@ export const WebhookHeaders = v.pipe(
 export const CreateWebhookBody = v.strictObject({
   url: WebhookUrl,
   events: WebhookEvents,
-  secret: WebhookSecret,
+  secret: v.optional(v.pipe(WebhookSecret, v.description('The signing secret. Omitted: one is generated (`whsec_` + base64 of 32 random bytes) and shown once, in the answer'))),
   headers: v.optional(WebhookHeaders),
 })
 
@@ -103,6 +103,19 @@ export const WebhookView = v.pipe(
 )
 
 export type Webhook = v.InferOutput<typeof WebhookView>
+
+/** The create answer: the subscription, plus the secret the service generated when the body gave none (CONTRACT §16). */
+export const CreatedWebhookView = v.pipe(
+  v.strictObject({
+    ...WebhookView.pipe[0].entries,
+    secret: v.pipe(v.optional(v.nullable(v.string())),
+      v.description('Only when the body gave no `secret`: the one generated (`whsec_` + base64 of 32 random bytes), shown in this answer only. `null` in an Idempotency-Key replay: it is never kept there')),
+  }),
+  v.title('CreatedWebhook'),
+  v.description('A webhook subscription just created; `secret` only when the service generated it'),
+)
+
+export type CreatedWebhook = v.InferOutput<typeof CreatedWebhookView>
 
 const HttpStatus = v.pipe(v.number(), v.integer())
 

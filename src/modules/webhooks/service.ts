@@ -2,6 +2,7 @@ import type { TenantContext } from '../../context.ts'
 import type { WebhookRow } from '../../db/schema.ts'
 import { withTx } from '../../db/tx.ts'
 import { lookupAll } from '../../delivery/guard-connect.ts'
+import { generateSecret } from '../../delivery/sign.ts'
 import { checkTargetUrl } from '../../delivery/ssrf.ts'
 import { conflict, notFound, validationFailed } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
@@ -9,7 +10,7 @@ import { newId } from '../../lib/ids.ts'
 import { jsonString } from '../../lib/json.ts'
 import { changedColumns } from '../fields.ts'
 import * as repo from './repo.ts'
-import type { CreateWebhookInput, UpdateWebhookInput, Webhook } from './schema.ts'
+import type { CreatedWebhook, CreateWebhookInput, UpdateWebhookInput, Webhook } from './schema.ts'
 
 export function toWebhook(row: WebhookRow): Webhook {
   return {
@@ -45,7 +46,7 @@ async function _checkUrl(ctx: TenantContext, url: string): Promise<void> {
   if (!r.ok) throw validationFailed([{ path: 'url', message: r.reason }])
 }
 
-export async function createWebhook(ctx: TenantContext, input: CreateWebhookInput): Promise<Webhook> {
+export async function createWebhook(ctx: TenantContext, input: CreateWebhookInput): Promise<CreatedWebhook> {
   await _checkUrl(ctx, input.url)
   const now = ctx.clock.now().toISOString()
   const row: WebhookRow = {
@@ -53,7 +54,7 @@ export async function createWebhook(ctx: TenantContext, input: CreateWebhookInpu
     tenant_id: ctx.tenantId,
     url: input.url,
     events: JSON.stringify(input.events),
-    secret: input.secret,
+    secret: input.secret ?? generateSecret(),
     headers: JSON.stringify(input.headers ?? {}),
     active: 1,
     retry_count: 3,
@@ -71,7 +72,7 @@ export async function createWebhook(ctx: TenantContext, input: CreateWebhookInpu
     }
     await repo.webhooks.insert(tx, row)
   })
-  return toWebhook(row)
+  return input.secret === undefined ? { ...toWebhook(row), secret: row.secret } : toWebhook(row)
 }
 
 export async function getWebhook(ctx: TenantContext, id: string): Promise<Webhook> {
