@@ -19,4 +19,5 @@ export const DEFAULT_CONFIG: Config = {
   tlsCert: null,
   tlsKey: null,
   dashboard: true,
+  maxConnections: null,
 }
