@@ -20,13 +20,13 @@ export function dashboardCommand(): Command {
     .addHelpText('after', '\nExamples:\n  $ travelops dashboard link\n  $ travelops dashboard link --tenant ten_019ab3c4 --base-url https://travelops.example.com\n  $ travelops dashboard revoke --all')
   dataCommand(cmd.command('link').description('print a one-time sign-in URL: the operator\'s (every tenant), or one tenant\'s with --tenant'))
     .option('--tenant <ten_id>', 'a link that sees this tenant only (a unique prefix of the id is enough)')
-    .option('--expires-in <duration>', 'how long the link can be used, e.g. 15m, 2h (default: 15m; at most 7d)', '15m')
+    .option('--expires-in <duration>', 'how long the link can be used, <integer><s|m|h|d> from 1s to 7d, e.g. 15m, 2h (default: 15m)', '15m')
     .option('--base-url <url>', 'the address browsers reach serve at (default: http://localhost:$PORT, https with TRAVELOPS_TLS_CERT; port 3000)')
     .addHelpText('after', '\nThe link works once; the session it opens lasts 12 h (sign out, or `dashboard revoke`, ends it earlier).\n\nExamples:\n  $ travelops dashboard link\n  $ travelops dashboard link --tenant ten_019ab3c4 --expires-in 1h --json')
     .action((opts) => withDb(opts, async ({ db }) => {
-      const { parseDuration, issueLink, linkUrl, resolveId } = await _deps()
-      const ttl = parseDuration(String(opts.expiresIn))
-      if (ttl === null || ttl <= 0 || ttl > 7 * 86_400_000) throw new CliError('--expires-in must be a duration such as 15m, 2h or 1d, at most 7d', 2)
+      const { parseDuration, durationError, LINK_LIFETIME, issueLink, linkUrl, resolveId } = await _deps()
+      const ttl = parseDuration(String(opts.expiresIn), LINK_LIFETIME)
+      if (ttl === null) throw new CliError(`--expires-in ${durationError(String(opts.expiresIn), LINK_LIFETIME)}`, 2)
       const base = String(opts.baseUrl ?? _defaultBase())
       let parsed: URL
       try {

@@ -19,10 +19,10 @@ export function keysCommand(): Command {
     .option('--name <label>', 'a label to recognise the key by')
     .option('--scopes <s1,s2>', 'comma-separated scopes, e.g. orders:read,webhooks:*', '*')
     .addOption(new Option('--rate-limit <n>', 'requests per hour (default: the server\'s --rate-limit)'))
-    .option('--expires-in <duration>', 'lifetime such as 90d, 12h, 30m (default: never expires)')
+    .option('--expires-in <duration>', 'lifetime <integer><s|m|h|d> from 1s to 3650d, such as 90d, 12h, 30m (default: never expires)')
     .addHelpText('after', '\nExamples:\n  $ travelops keys create --tenant ten_019ab3c4 --name website --scopes orders:*,webhooks:* --expires-in 365d\n  $ travelops keys create --tenant ten_019ab3c4 --scopes orders:read --rate-limit 100 --json')
     .action((opts) => withDb(opts, async ({ db }) => {
-      const { isValidScope, parseDuration, resolveId, createKey } = await _deps()
+      const { isValidScope, parseDuration, durationError, KEY_LIFETIME, resolveId, createKey } = await _deps()
       const scopes = [...new Set(String(opts.scopes).split(',').map((s) => s.trim()).filter(Boolean))]
       const bad = scopes.filter((s) => !isValidScope(s))
       if (scopes.length === 0 || bad.length) {
@@ -35,8 +35,8 @@ export function keysCommand(): Command {
       }
       let lifetimeMs: number | undefined
       if (opts.expiresIn !== undefined) {
-        const ms = parseDuration(String(opts.expiresIn))
-        if (ms === null) throw new CliError('--expires-in must look like 90d, 12h, 30m, 45s or 2w', 2)
+        const ms = parseDuration(String(opts.expiresIn), KEY_LIFETIME)
+        if (ms === null) throw new CliError(`--expires-in ${durationError(String(opts.expiresIn), KEY_LIFETIME)}`, 2)
         lifetimeMs = ms
       }
       const tenantId = await resolveId(db, 'tenants', 'ten', opts.tenant, 'tenant', '--tenant')

@@ -23,6 +23,7 @@ export function serveCommand(): Command {
     .addOption(new Option('--max-connections <n>', 'open connections at most; past it new ones are closed at once (default: the open-file limit less 1024 kept for the database and deliveries, at least half the limit)').env('TRAVELOPS_MAX_CONNECTIONS'))
     .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS, with --tls-key (default: plain HTTP)').env('TRAVELOPS_TLS_CERT'))
     .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('TRAVELOPS_TLS_KEY'))
+    .addOption(new Option('--public-url <url>', 'the address clients reach serve at, e.g. https://travelops.example.com behind a proxy: dashboard links use it (default: the request\'s Host)').env('TRAVELOPS_PUBLIC_URL'))
     .addOption(new Option('--log-level <level>', `log lines at this level and above (default: ${D.logLevel})`).choices(LOG_LEVELS).env('TRAVELOPS_LOG_LEVEL'))
     .addHelpText('after', [
       '',

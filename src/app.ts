@@ -156,7 +156,7 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
       if (tenantScoped(need) && caller.tenantId === '') throw badRequest('Choose a tenant: the operator\'s session names it with the X-Travelops-Tenant header')
       if (event.req.headers.has('idempotency-key')) throw badRequest('Idempotency-Key is for API keys; a dashboard session does not keep replays')
     }
-    ctx = { ...deps, tenantId: caller.tenantId, keyId: caller.keyId, scopes: caller.scopes, session: caller.session }
+    ctx = { ...deps, tenantId: caller.tenantId, keyId: caller.keyId, scopes: caller.scopes, session: caller.session, bounds: caller.bounds }
   }
   const out = await executeRoute(route, event, ctx, state.requestId)
   return out.replayed ? { status: out.status, body: out.body, headers: { 'idempotent-replayed': 'true' } } : out
@@ -168,8 +168,9 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
  */
 function _admit(caller: Caller, state: RequestState, deps: AppDeps, limiters: Limiters): void | Promise<void> {
   state.caller = caller
-  const limiter = caller.session ? limiters.sessions : limiters.keys
-  const decision = limiter.hit(caller.keyId, caller.rateLimit ?? deps.config.rateLimit, deps.clock.now().getTime(), caller.tenantId)
+  // A session opened from a key's link counts against that key (CONTRACT §16); the operator's on its own.
+  const limiter = caller.session && !caller.bounds ? limiters.sessions : limiters.keys
+  const decision = limiter.hit(caller.bounds?.id ?? caller.keyId, caller.rateLimit ?? deps.config.rateLimit, deps.clock.now().getTime(), caller.tenantId)
   if (decision instanceof Promise) return decision.then((d) => _apply(d, state))
   _apply(decision, state)
 }

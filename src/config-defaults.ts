@@ -20,4 +20,5 @@ export const DEFAULT_CONFIG: Config = {
   tlsKey: null,
   dashboard: true,
   maxConnections: null,
+  publicUrl: null,
 }

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { parseDurationSetting } from './lib/duration.ts'
+import { DISABLE_AFTER, durationError, parseDuration, RETENTION, type DurationRange } from './lib/duration.ts'
 import { LOG_LEVELS, type LogLevel } from './lib/logger.ts'
 import { DEFAULT_CONFIG } from './config-defaults.ts'
 
@@ -28,6 +28,8 @@ export interface Config {
   dashboard: boolean
   /** Open connections at most (CONTRACT §16); null: derived from the open-file limit when serve starts (http/connections.ts). */
   maxConnections: number | null
+  /** The address clients reach serve at (behind a proxy): dashboard links use it instead of the request's Host. */
+  publicUrl: string | null
 }
 
 export { DEFAULT_CONFIG }
@@ -47,11 +49,11 @@ const bool = v.pipe(
   v.transform((x) => (typeof x === 'boolean' ? x : ['1', 'true', 'yes', 'on'].includes(x.toLowerCase()))),
 )
 
-/** `<n>s|m|h|d` (or `w`), `0` = never → milliseconds. */
-const duration = v.pipe(
+/** `<integer><s|m|h|d>` in `range`, or `0` (never) → milliseconds (CONTRACT §16). */
+const duration = (range: DurationRange) => v.pipe(
   v.string(),
-  v.transform((x) => parseDurationSetting(x)),
-  v.number('must be a duration such as 30s, 15m, 12h or 5d, or 0'),
+  v.check((x) => parseDuration(x, range) !== null, (i) => durationError(String(i.input), range)!),
+  v.transform((x) => parseDuration(x, range)!),
 )
 
 const ConfigSchema = v.object({
@@ -64,14 +66,28 @@ const ConfigSchema = v.object({
   rateLimit: v.optional(int(1, 1_000_000_000)),
   logLevel: v.optional(v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
   maxWebhooks: v.optional(int(1, 100_000)),
-  disableAfter: v.optional(duration),
-  retention: v.optional(duration),
+  disableAfter: v.optional(duration(DISABLE_AFTER)),
+  retention: v.optional(duration(RETENTION)),
   metrics: v.optional(bool),
   dashboard: v.optional(bool),
   tlsCert: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
   tlsKey: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
   maxConnections: v.optional(int(1, 1_000_000)),
+  publicUrl: v.optional(v.pipe(
+    v.string(),
+    v.check(_httpUrl, 'must be an http(s) URL such as https://travelops.example.com'),
+    v.transform((x) => x.replace(/\/+$/, '')),
+  )),
 })
+
+function _httpUrl(x: string): boolean {
+  try {
+    const u = new URL(x)
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.search && !u.hash && !u.username && !u.password
+  } catch {
+    return false
+  }
+}
 
 export class ConfigError extends Error {}
 
@@ -102,5 +118,6 @@ export function resolveConfig(options: Record<string, unknown>): Config {
     tlsKey: o.tlsKey ?? null,
     dashboard: o.dashboard ?? DEFAULT_CONFIG.dashboard,
     maxConnections: o.maxConnections ?? DEFAULT_CONFIG.maxConnections,
+    publicUrl: o.publicUrl ?? null,
   }
 }

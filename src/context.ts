@@ -49,4 +49,17 @@ export interface TenantContext extends AppDeps {
   scopes?: readonly string[]
   /** Set when the caller is a signed-in dashboard browser (CONTRACT §14). */
   session?: { role: 'operator' | 'tenant' }
+  /**
+   * The key whose bounds what the request mints stays within (CONTRACT §16): the calling key, or
+   * the key whose link opened the dashboard session. Absent for the operator's sessions (the CLI's links).
+   */
+  bounds?: KeyBounds
+}
+
+/** What a key may hand on (CONTRACT §16): its scopes, its rate limit (null: the server's --rate-limit), its expiry. */
+export interface KeyBounds {
+  id: string
+  scopeList: readonly string[]
+  rate_limit: number | null
+  expires_at: string | null
 }

@@ -9,12 +9,12 @@ import { runInNewContext } from 'node:vm'
  * --max-semi-space-size=16: on a machine with much memory V8 lets the young generation grow to
  * 2 × 64 MB under a burst of requests and keeps it committed afterwards (measured: new space
  * 128 MB and RSS +80 MB after 20 k requests, heap in use unchanged at 28 MB). 16 MB semi-spaces
- * keep it at 32 MB; BENCHMARKS.md has the CPU cost per request (none measurable).
+ * keep it at 32 MB, at no measurable CPU cost per request.
  *
- * --max-semi-space-size=8 (2026-11-25, BENCHMARKS.md "Peak memory"): 8 MB semi-spaces halve the
+ * --max-semi-space-size=8: 8 MB semi-spaces halve the
  * young generation again.
  *
- * --no-maglev (2026-11-25, BENCHMARKS.md "No Maglev, and the bundle's code cache"): V8's
+ * --no-maglev: V8's
  * mid-tier compiler compiles on a worker thread, whose glibc arena kept 10–15 MB after the load
  * phases. Without it serve's peak RSS over reads, POST and the delivery loop fell from 160–163 to
  * 146–149 MB, and CPU per request did not rise (GET 139–149 µs against 139–150, POST 366–375
@@ -22,18 +22,18 @@ import { runInNewContext } from 'node:vm'
  * way, and Maglev's compiling was work too. It has to be given at start: set at run time once serve
  * listened, POST cost 494–612 µs. Any V8 flag that changes code makes V8 reject Node's own code
  * cache (25–40 ms more to start); the executable's code cache of the bundle, made under these
- * flags (scripts/package.ts), more than pays it back. (2026-11-26, BENCHMARKS.md "Start-up under
- * --no-maglev": Maglev kept, compiling on the main thread, started 36 ms sooner but cost POST
- * while delivering 19 % and GET 10 % more CPU; every Maglev flag is in V8's flag hash.)
+ * flags (scripts/package.ts), more than pays it back. (Maglev kept, compiling on the main
+ * thread, started 36 ms sooner but cost POST while delivering 19 % and GET 10 % more CPU; every
+ * Maglev flag is in V8's flag hash.)
  *
- * --no-concurrent-recompilation (2026-11-26, BENCHMARKS.md "TurboFan on the main thread"): the
+ * --no-concurrent-recompilation: the
  * same for the optimising compiler, which otherwise compiles on V8's worker threads into their
  * glibc arenas; they kept 4–6 MB after the POST phases (peak RSS over reads and POST 143–144
  * against 147–153 MB in alternated runs). The compiling is the same work on the main thread, done
  * while the hot paths warm up; CPU per request did not move beyond the noise (POST 414 against
  * 406 µs, POST while delivering 719 against 759 µs, medians of four pairs).
  *
- * --liftoff-only (2026-11-28, BENCHMARKS.md "undici's parser left on Liftoff"): the delivery
+ * --liftoff-only: the delivery
  * engine's HTTP client, undici, parses answers with llhttp compiled to WebAssembly. V8 runs it on
  * Liftoff, its baseline compiler, and once it is hot compiles its parser again with TurboFan, on a
  * worker thread, whose compiler took ~14 MB of scratch memory at once and left part of it in that
@@ -49,7 +49,7 @@ export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--no-m
 /**
  * V8 flags `serve` sets on itself once it listens (applyServeV8Flags(), from startServer()).
  *
- * --heap-growing-percent=25 (BENCHMARKS.md "Peak memory"): under load V8 let the old generation
+ * --heap-growing-percent=25: under load V8 let the old generation
  * grow to 3× what was alive (86–97 MB of old space for 30 MB of live objects after the GET
  * phases) before collecting it, and the pages stayed resident: serve's peak RSS over the
  * benchmark was 250–300 MB. Growing the limit by 25 % of what survives each full collection

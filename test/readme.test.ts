@@ -6,16 +6,17 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import { freePort } from './helpers/pg-server.ts'
-import { assertShellBlocksRun, readmeBlocks } from './helpers/readme.ts'
+import { assertShellBlocksRun, docPages, readmeBlocks } from './helpers/readme.ts'
 
-// The README works word for word: every ```sh block runs with `./travelops` being the checkout's
-// launcher (helpers/readme.ts says how; test/package runs them again with the executable), and
-// both receivers of its Webhooks section get a real signed delivery.
+// The README and every page of docs/ work word for word: every ```sh block runs with
+// `./travelops` being the checkout's launcher (helpers/readme.ts says how; test/package runs them
+// again with the executable), each page in a fresh directory of its own, and both Node.js
+// receivers of docs/webhooks.md get a real signed delivery.
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
-const README = join(ROOT, 'README.md')
+const WEBHOOKS = join(ROOT, 'docs', 'webhooks.md')
 
-describe('README', () => {
+describe('README and docs/', () => {
   let dir: string
   let ports: number[]
 
@@ -26,13 +27,24 @@ describe('README', () => {
 
   after(() => rmSync(dir, { recursive: true, force: true }))
 
-  test('every sh block runs and prints what the README says', async () => {
-    await assertShellBlocksRun(README, { travelops: join(ROOT, 'travelops'), dir, ports })
+  for (const page of docPages(ROOT)) {
+    test(`every sh block of ${page} runs and prints what the page says`, async () => {
+      const home = join(dir, page.replace(/\W/g, '_'))
+      mkdirSync(home)
+      await assertShellBlocksRun(join(ROOT, page), { travelops: join(ROOT, 'travelops'), dir: home, ports, minBlocks: page === 'README.md' ? 1 : 0 })
+    })
+  }
+
+  test('the pages are README.md and every page of docs/', () => {
+    const pages = docPages(ROOT)
+    assert.equal(pages[0], 'README.md')
+    for (const page of ['operator', 'cli', 'api', 'webhooks', 'postgres', 'executable', 'architecture', 'performance']) assert.ok(pages.includes(`docs/${page}.md`), page)
+    assert.ok(pages.includes('docs/decisions/README.md'))
   })
 
   test('the plain Node.js receiver says what is missing without its secret, and accepts a real signed delivery', async () => {
-    const [plain] = readmeBlocks(README, 'js')
-    assert.ok(plain, 'the README has the receiver')
+    const [plain] = readmeBlocks(WEBHOOKS, 'js')
+    assert.ok(plain, 'docs/webhooks.md has the receiver')
     const file = join(dir, 'receiver.mjs')
     writeFileSync(file, plain.lines.join('\n'))
     const unset = spawnSync(process.execPath, [file], { encoding: 'utf8', env: { ...process.env, TRAVELOPS_WEBHOOK_SECRET: '' }, timeout: 10_000 })
@@ -43,7 +55,7 @@ describe('README', () => {
   })
 
   test('the standardwebhooks receiver verifies a real delivery', async () => {
-    const [, library] = readmeBlocks(README, 'js')
+    const [, library] = readmeBlocks(WEBHOOKS, 'js')
     assert.ok(library)
     const home = join(dir, 'sw')
     mkdirSync(home)

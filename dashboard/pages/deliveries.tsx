@@ -6,7 +6,8 @@ import { Badge, Empty, ErrorBox, formatTime, Json, Loading, Notice, PageHead, Ti
 
 const REFRESH_MS = 3000
 
-export function DeliveryTable({ base, rows, hooks, more }: { base: string; rows: Delivery[]; hooks: Webhook[]; more?: boolean }) {
+/** Deliveries as a table (cards at phone width); `endpoint: false` leaves out the endpoint column, for one endpoint's own page. */
+export function DeliveryTable({ base, rows, hooks, more, endpoint = true }: { base: string; rows: Delivery[]; hooks: Webhook[]; more?: boolean; endpoint?: boolean }) {
   const urls = new Map(hooks.map((h) => [h.id, h.url]))
   if (rows.length === 0 && more) {
     // A filtered page stops after looking at 100,000 deliveries (README "Decisions"): older ones may still match.
@@ -16,16 +17,16 @@ export function DeliveryTable({ base, rows, hooks, more }: { base: string; rows:
   return (
     <div class="table-wrap">
       <table class="deliveries">
-        <thead><tr><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Response</th><th scope="col">Created</th></tr></thead>
+        <thead><tr><th scope="col">Event</th>{endpoint ? <th scope="col">Endpoint</th> : null}<th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Response</th><th scope="col">Created</th></tr></thead>
         <tbody>
           {rows.map((d) => (
             <tr key={d.id} data-delivery={d.id}>
               <td><a href={`${base}/deliveries/${d.id}`} class="mono">{d.event}</a>{(d.payload as { test?: boolean }).test ? <> <Badge label="test" /></> : null}</td>
-              <td class="mono url">{urls.get(d.webhook_id) ?? d.webhook_id}</td>
-              <td><Badge label={d.status} /></td>
-              <td class="num">{d.attempts}</td>
-              <td class="num">{d.response_code ?? '—'}</td>
-              <td><Time at={d.created_at} /></td>
+              {endpoint ? <td class="mono url" data-label="Endpoint">{urls.get(d.webhook_id) ?? d.webhook_id}</td> : null}
+              <td data-label="Status"><Badge label={d.status} /></td>
+              <td class="num" data-label="Attempts">{d.attempts}</td>
+              <td class="num" data-label="Response">{d.response_code ?? '—'}</td>
+              <td data-label="Created"><Time at={d.created_at} /></td>
             </tr>
           ))}
         </tbody>

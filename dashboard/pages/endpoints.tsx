@@ -41,9 +41,9 @@ export function Endpoints({ base }: { base: string }) {
                 return (
                   <tr key={h.id}>
                     <td><a class="mono url" href={`${base}/endpoints/${h.id}`}>{h.url}</a></td>
-                    <td class="events">{h.events.includes('*') ? 'All events' : h.events.join(', ')}</td>
-                    <td><Badge label={s.label} tone={s.tone} /></td>
-                    <td><Time at={h.created_at} /></td>
+                    <td class="events" data-label="Events">{h.events.includes('*') ? 'All events' : h.events.join(', ')}</td>
+                    <td data-label="Status"><Badge label={s.label} tone={s.tone} /></td>
+                    <td data-label="Created"><Time at={h.created_at} /></td>
                   </tr>
                 )
               })}
@@ -256,7 +256,7 @@ export function EndpointDetail({ base, id }: { base: string; id: string }) {
       <section class="card">
         <h2>Recent deliveries</h2>
         <ErrorBox>{recent.error}</ErrorBox>
-        {recent.data ? <DeliveryTable base={base} rows={recent.data.data} hooks={[h]} /> : <Loading />}
+        {recent.data ? <DeliveryTable base={base} rows={recent.data.data} hooks={[h]} endpoint={false} /> : <Loading />}
         <p><a href={`${base}/deliveries?webhook_id=${h.id}`}>All deliveries of this endpoint</a></p>
       </section>
       <Confirm open={ask === 'rotate'} title="Rotate the signing secret?" confirm="Rotate" onClose={() => setAsk(null)}

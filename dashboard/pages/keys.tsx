@@ -51,13 +51,13 @@ export function Keys() {
                 return (
                   <tr key={k.id} data-key={k.id}>
                     <td>{k.name ?? <span class="muted">unnamed</span>}</td>
-                    <td class="mono">{k.prefix}…</td>
-                    <td class="mono scopes">{k.scopes.join(' ')}</td>
-                    <td class="num">{k.rate_limit === null ? 'default' : `${k.rate_limit}/h`}</td>
-                    <td><Time at={k.last_used_at} /></td>
-                    <td>{k.expires_at ? <Time at={k.expires_at} /> : <span class="muted">never</span>}</td>
-                    <td><Badge label={state} /></td>
-                    <td>{state === 'Active' ? <button type="button" class="btn btn-quiet btn-danger-text" onClick={() => setRevoking(k)}>Revoke</button> : null}</td>
+                    <td class="mono" data-label="Prefix">{k.prefix}…</td>
+                    <td class="mono scopes" data-label="Scopes">{k.scopes.join(' ')}</td>
+                    <td class="num" data-label="Rate limit">{k.rate_limit === null ? 'default' : `${k.rate_limit}/h`}</td>
+                    <td data-label="Last used"><Time at={k.last_used_at} /></td>
+                    <td data-label="Expires">{k.expires_at ? <Time at={k.expires_at} /> : <span class="muted">never</span>}</td>
+                    <td data-label="State"><Badge label={state} /></td>
+                    <td class="row-actions">{state === 'Active' ? <button type="button" class="btn btn-quiet btn-danger-text" onClick={() => setRevoking(k)}>Revoke</button> : null}</td>
                   </tr>
                 )
               })}

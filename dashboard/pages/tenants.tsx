@@ -35,11 +35,11 @@ export function Tenants() {
               {page.data.data.map((t) => (
                 <tr key={t.id} data-tenant={t.id}>
                   <td><a href={`/dashboard/t/${t.id}/overview`}>{t.name}</a></td>
-                  <td class="mono">{t.id}</td>
-                  <td class="num">{t.keys}</td>
-                  <td class="num">{t.webhooks}</td>
-                  <td>{t.webhooks_failing ? <Badge label={String(t.webhooks_failing)} tone="warn" /> : <span class="muted">0</span>}</td>
-                  <td><Time at={t.created_at} /></td>
+                  <td class="mono" data-label="Id">{t.id}</td>
+                  <td class="num" data-label="Keys">{t.keys}</td>
+                  <td class="num" data-label="Endpoints">{t.webhooks}</td>
+                  <td data-label="Failing">{t.webhooks_failing ? <Badge label={String(t.webhooks_failing)} tone="warn" /> : <span class="muted">0</span>}</td>
+                  <td data-label="Created"><Time at={t.created_at} /></td>
                 </tr>
               ))}
             </tbody>

@@ -48,7 +48,7 @@ interface CheckpointResult {
  * event loop — and with synchronous=NORMAL it calls fsync twice in it: the WAL before copying,
  * the database file after. Those waits are the disk's, not the CPU's: 5 ms on a quiet disk, up
  * to 400 ms and more measured on this project's machines while retention deleted a million rows,
- * every request waiting meanwhile (BENCHMARKS.md, twenty-first session).
+ * every request waiting meanwhile.
  *
  * Here the two fsyncs run on libuv's thread pool (`FileHandle.datasync()`), in SQLite's order,
  * and SQLite's own steps (reading the WAL index, copying pages: memory copies, no waits) stay

@@ -195,7 +195,7 @@ const _pgKeys = new WeakMap<Db, KeysWatch>()
  * listening process when it commits), and counted by this process's key cache once committed.
  */
 export async function keysWrite<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
-  if (_internals.has(db)) return fn(db)
+  if (_internals.has(db) || (db.isTransaction && _txOf.has(db as Transaction<Database>))) return fn(db)
   const announce = (d: Db) => sql`select pg_notify(${KEYS_CHANNEL}, '')`.execute(d)
   const base = db.isTransaction ? _baseOf.get(db as Transaction<Database>) ?? db : db
   const result = db.isTransaction
@@ -235,8 +235,7 @@ const _deliveries = new WeakMap<Db, Db>()
  * statistics: with a backlog that the last ANALYZE did not see (a burst of writes, a receiver
  * down for an hour) it took the bitmap scan, and each read of the queue and each claim cost
  * the size of the backlog (7–15 ms at 40 k queued, up to ~150 times a second) instead of
- * the size of the batch (BENCHMARKS.md, "The delivery engine's reads cost the batch, not the
- * backlog"). These settings keep the index paths whatever the statistics say.
+ * the size of the batch. These settings keep the index paths whatever the statistics say.
  */
 export const DELIVERY_PLANNER = '-c enable_bitmapscan=off -c enable_seqscan=off'
 

@@ -135,7 +135,7 @@ function _queuedHooks(q: SyncDb, now: string): QueuedHook[] {
  * Every statement here that drops a subscription's queue is `UPDATE OR FAIL`: inside a
  * transaction SQLite otherwise keeps a statement journal (in memory: temp_store=MEMORY) of every
  * page the statement changes, so that a CHECK failing halfway could undo only that statement —
- * +24 MB of RSS for 10,000 queued deliveries (BENCHMARKS.md, "Failing subscriptions paced").
+ * +24 MB of RSS for 10,000 queued deliveries.
  * These statements cannot fail a CHECK (status becomes 'failed' or stays), and if one failed
  * anyway the whole transaction is rolled back, so the statement's own undo is never needed.
  */

@@ -8,7 +8,7 @@ import type { Tx } from './tx.ts'
  * Deliveries one statement of a queue drop changes at most. A subscription whose receiver has
  * failed for days may hold hundreds of thousands of queued retries: dropped in one statement,
  * 100,000 of them held SQLite — and so every other tenant's requests — for 250–270 ms
- * (BENCHMARKS.md, twenty-seventh session); 2,000 take 5–9 ms.
+ * on SQLite; 2,000 take 5–9 ms.
  */
 export const DROP_BATCH = 2_000
 

@@ -23,7 +23,7 @@ let _addon: object | undefined
  * `$XDG_CACHE_HOME/travelops`, `~/.cache/travelops` and `<tmpdir>/travelops-<uid>` where the
  * file can be written and loaded. The hash is the build's (scripts/package.ts): hashing the
  * asset and the cached file at every start cost 4.6–5.7 ms, comparing the bytes 1.6–2.6 ms
- * (first call in a fresh process, the file read included; BENCHMARKS.md, fifteenth session).
+ * (first call in a fresh process, the file read included).
  */
 export function loadSeaNativeAddon(): object {
   if (_addon) return _addon

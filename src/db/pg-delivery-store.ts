@@ -36,7 +36,7 @@ export function pgDeliveryStore(opened: Db, url: string, health: HealthPolicy = 
     // A delivery another statement holds is skipped, never waited for: it is the one whose answer
     // a cycle is recording beside this (which ends its lease anyway). Waiting, the renewal and the
     // recording each held a row the other wanted — a deadlock PostgreSQL ended after a second by
-    // failing the recording (BENCHMARKS.md, seventeenth session). The next renewal, a third of the
+    // failing the recording. The next renewal, a third of the
     // lease later, takes any other row skipped now.
     renew: async (ids, owner, until) => {
       if (ids.length === 0) return

@@ -55,8 +55,7 @@ const _TX_END = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i
  * plans it once too if its generic plan costs no more than the custom ones (its default
  * `plan_cache_mode`). The engine's statements are the same few texts over and over; unnamed,
  * each was parsed and planned again at every run, which on this machine's two shared cores was
- * a sixth of a POST's throughput and a quarter of the sustained write rate (BENCHMARKS.md,
- * "Request bodies, receivers' answers, statements prepared per connection"). Statements without parameters
+ * a sixth of a POST's throughput and a quarter of the sustained write rate. Statements without parameters
  * (transaction control, migrations) go as before. `TRAVELOPS_PG_PREPARE=0` turns this off
  * (behind a pooler in transaction mode that does not track prepared statements, e.g. PgBouncer
  * before 1.21). Either way every query goes with a callback of ours (_viaCallback), not
@@ -104,8 +103,7 @@ function _wrapQueries(client: pg.PoolClient, prepare: boolean): void {
  * node-postgres stores a new closure on each query (`query.callback = (err, res) => …` inside
  * the promise's executor), and with it every request's objects outlived the young
  * generation's collections (~1 kB per read promoted to old space, a full collection every
- * second under load); the same pattern as undici's request() (BENCHMARKS.md, "Webhooks sent
- * without request()"). The callback is made by a function of its own (_settle), which keeps nothing else.
+ * second under load); the same pattern as undici's request() (delivery/send.ts). The callback is made by a function of its own (_settle), which keeps nothing else.
  */
 function _viaCallback(query: (...args: unknown[]) => unknown, config: object, values?: unknown): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {

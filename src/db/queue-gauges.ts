@@ -4,8 +4,7 @@ import { deliveryDbOf, isPostgres, type Db } from './connect.ts'
 /**
  * Queued deliveries one step of SQLite's count reads at most: about 2 ms of index entries
  * when the pages are cached. Counted in one statement, a million held SQLite — and so every
- * other request — for 28–36 ms at each scrape of GET /metrics (BENCHMARKS.md, thirty-first
- * session).
+ * other request — for 28–36 ms at each scrape of GET /metrics.
  */
 export const QUEUE_COUNT_SLICE = 50_000
 

@@ -253,6 +253,8 @@ export interface DashboardLinksTable {
   created_at: string
   expires_at: string
   used_at: string | null
+  /** The key whose POST /v1/dashboard/links made it (CONTRACT §16); null: the CLI's. */
+  key_id: string | null
 }
 
 export interface DashboardSessionsTable {
@@ -263,6 +265,8 @@ export interface DashboardSessionsTable {
   created_at: string
   expires_at: string
   ended_at: string | null
+  /** The key whose link opened it: the session ends with that key and keeps within its bounds. */
+  key_id: string | null
 }
 
 export interface ServeProcessesTable {

@@ -32,13 +32,11 @@ export function openSqlite(file: string, opts: { readonly?: boolean } = {}): Sql
   // A 4 MB page cache (SQLite's default here is 16 MB): pages beyond it are read again from the
   // operating system's cache, which costs no CPU per request that the benchmark could measure
   // (GET by id 145 µs against 154, a list 283 against 271), and serve's peak RSS falls by 11 MB
-  // (BENCHMARKS.md, "Peak memory", fifth session).
   db.pragma('cache_size = -4000')
   // Temporary data in memory, above all the sub-journal: group commit (tx.ts) runs each member
   // in a savepoint, which keeps the pages it changes as they were; past 64 KiB SQLite spilled
   // them to a new file in /var/tmp per group, two writes per page, two thirds of a POST's system
-  // time under load (POST 258 -> 216-223 µs of CPU; BENCHMARKS.md, "Savepoints' journal in
-  // memory"). Sorts and temporary indexes stay in memory too: ours follow an index or are small
+  // time under load (POST 258 -> 216-223 µs of CPU). Sorts and temporary indexes stay in memory too: ours follow an index or are small
   // (the attempts histogram's groups: one per hour or day and duration).
   db.pragma('temp_store = MEMORY')
   return db

@@ -56,7 +56,7 @@ async function _serializable<T>(db: Db, fn: (scope: TxScope) => Promise<T>): Pro
  * afterCommit hooks run then. A member that throws is rolled back to its savepoint (the first:
  * with the transaction, and the rest of the group runs in the next) and gets its error; the
  * others are not affected. Consecutive orders share their b-tree pages, so one commit writes far fewer
- * WAL frames than one per request (BENCHMARKS.md, "Group commit").
+ * WAL frames than one per request.
  *
  * The group holds the connection from its BEGIN IMMEDIATE to its COMMIT, so nothing outside it
  * (a GET's read, the delivery loop, a backup) ever sees a member's uncommitted writes. A member

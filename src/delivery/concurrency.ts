@@ -12,7 +12,7 @@
  * ended, until one succeeds — then it starts again at `floor`. Without it, a backlog to a
  * receiver that fails at once (a refused connection, an instant 5xx) was sent as fast as the CPU
  * allowed, every attempt failing: one tenant's 100,000 such deliveries took another tenant's
- * POST from 2.8 to 16.5 ms at the median (BENCHMARKS.md, "Failing subscriptions paced").
+ * POST from 2.8 to 16.5 ms at the median.
  */
 export class AdaptiveLimits {
   readonly #floor: number

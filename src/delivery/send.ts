@@ -52,7 +52,7 @@ const _IDLE_MS = 60_000
 
 /**
  * undici, loaded by the first attempt rather than with serve: its modules (with node:http2) are
- * 13 ms of serve's start-up that no request needs (BENCHMARKS.md, "Start-up").
+ * 13 ms of serve's start-up that no request needs.
  */
 let _undici: typeof import('undici') | undefined
 const _loadUndici = async () => (_undici ??= await import('undici'))
@@ -180,7 +180,7 @@ interface _AgentEntry {
  * connection closed); settled once, by the answer, an error, the deadline or shutdown, whichever
  * comes first. Dispatch rather than undici's request(): request()'s handler stores a new closure
  * per request, which kept every request's objects alive past the young generation's collections
- * (BENCHMARKS.md, "Webhooks sent without request()"); this one holds no closure of its own (its
+ * and cost CPU in every scavenge; this one holds no closure of its own (its
  * timer takes it as an argument, the shutdown signal calls its handleEvent()).
  */
 class _Exchange implements Dispatcher.DispatchHandler {

@@ -57,8 +57,7 @@ export interface Worker {
 
 /**
  * 8 attempts in flight per subscription, raised up to 32 while its receiver answers 2xx within
- * FAST_MS (concurrency.ts); 64 per tenant, 256 in all. Measured (BENCHMARKS.md, "Deliveries that
- * keep pace"): with 8 per subscription, 30 s of POST at full speed left 76 % of the webhooks
+ * FAST_MS (concurrency.ts); 64 per tenant, 256 in all. Measured: with 8 per subscription, 30 s of POST at full speed left 76 % of the webhooks
  * unsent at the end, every slot busy; with up to 32, 4 % or less.
  */
 export const DEFAULT_SLOTS: SlotLimits = { total: 256, perTenant: 64, perHook: 8, maxPerHook: 32 }
@@ -225,7 +224,7 @@ export function startWorker(o: WorkerOptions): Worker {
    * stopping): the other processes are told (PostgreSQL's NOTIFY), so one with free slots
    * claims it at once instead of at its poll. Work this process claims itself is announced to
    * no one: with two processes, each hearing the other's every commit cost a queue read that
-   * mostly found the work already claimed (BENCHMARKS.md, "Two processes: …").
+   * mostly found the work already claimed.
    */
   function handOff(): void {
     o.store.announce?.()

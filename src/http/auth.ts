@@ -1,4 +1,4 @@
-import type { AppDeps } from '../context.ts'
+import type { AppDeps, KeyBounds } from '../context.ts'
 import { keysVersion, type Db } from '../db/connect.ts'
 import type { ApiKeyRow } from '../db/schema.ts'
 import { findKeyByHash, hashKey, looksLikeKey, touchKey } from '../modules/keys/service.ts'
@@ -15,6 +15,8 @@ export interface Caller {
   rateLimit: number | null
   /** A signed-in dashboard browser (CONTRACT §14) rather than an API key; keyId is then the session's id. */
   session?: { role: Role }
+  /** The key whose bounds apply (CONTRACT §16): this key, or the one whose link opened the session; none for the operator's sessions. */
+  bounds?: KeyBounds
 }
 
 /** What one dashboard session may send per hour (counted per process): a browser page refreshes itself. */
@@ -65,7 +67,12 @@ export async function authenticateSession(deps: AppDeps, headers: Headers, token
     if (!isId('ten', chosen) || !(await findTenant(deps.db, chosen))) throw notFound(`No tenant ${chosen}`)
     tenantId = chosen
   }
-  return { keyId: session.id, tenantId, scopes: ['*'], rateLimit: SESSION_RATE_LIMIT, session: { role: session.role } }
+  if (session.key_id === null) return { keyId: session.id, tenantId, scopes: ['*'], rateLimit: SESSION_RATE_LIMIT, session: { role: session.role } }
+  // Opened from a key's link (CONTRACT §16): it lasts while that key does, and is that key.
+  const key = await _findKey(deps.db, session.key_id, true)
+  if (!key || key.revoked_at) throw unauthenticated('Your dashboard session has ended: the API key whose link opened it has been revoked')
+  if (key.expires_at && key.expires_at <= deps.clock.now().toISOString()) throw unauthenticated('Your dashboard session has ended: the API key whose link opened it has expired')
+  return { keyId: session.id, tenantId, scopes: key.scopeList, rateLimit: key.rate_limit, session: { role: session.role }, bounds: key }
 }
 
 const TOUCH_EVERY_MS = 60_000
@@ -91,7 +98,7 @@ export async function authenticate(deps: AppDeps, header: string | null): Promis
     row.last_used_at = now.toISOString() // the cached row: requests until the write lands do not write again
     touchKey(deps.db, row.id, now).catch((err: unknown) => deps.logger.warn('could not record key use', { key_id: row.id, error: String(err) }))
   }
-  return { keyId: row.id, tenantId: row.tenant_id, scopes: row.scopeList, rateLimit: row.rate_limit }
+  return { keyId: row.id, tenantId: row.tenant_id, scopes: row.scopeList, rateLimit: row.rate_limit, bounds: row }
 }
 
 type KeyRow = ApiKeyRow & { scopeList: string[] }
@@ -104,15 +111,15 @@ interface KeyCache {
 const _CACHE_MAX = 10_000
 const _caches = new WeakMap<Db, KeyCache>()
 
-/** The key row by hash (null: none), from the cache while the database is unchanged. */
-async function _findKey(db: Db, hash: string): Promise<KeyRow | null> {
+/** The key row by hash (or by id: the cache's keys never collide), null: none; from the cache while keys are unchanged. */
+async function _findKey(db: Db, hash: string, byId = false): Promise<KeyRow | null> {
   const version = keysVersion(db)
-  if (version === null) return _load(db, hash)
+  if (version === null) return _load(db, hash, byId)
   let cache = _caches.get(db)
   if (!cache || cache.version !== version) _caches.set(db, (cache = { version, rows: new Map() }))
   const hit = cache.rows.get(hash)
   if (hit !== undefined) return hit
-  const row = await _load(db, hash)
+  const row = await _load(db, hash, byId)
   // Only if nothing changed while loading; the next request loads again otherwise.
   if (keysVersion(db) === version) {
     if (cache.rows.size >= _CACHE_MAX) cache.rows.clear()
@@ -121,7 +128,7 @@ async function _findKey(db: Db, hash: string): Promise<KeyRow | null> {
   return row
 }
 
-async function _load(db: Db, hash: string): Promise<KeyRow | null> {
-  const row = await findKeyByHash(db, hash)
+async function _load(db: Db, hash: string, byId: boolean): Promise<KeyRow | null> {
+  const row = byId ? await db.selectFrom('api_keys').selectAll().where('id', '=', hash).executeTakeFirst() : await findKeyByHash(db, hash)
   return row ? { ...row, scopeList: JSON.parse(row.scopes) as string[] } : null
 }

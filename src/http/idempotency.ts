@@ -16,7 +16,7 @@ export interface StoredResponse {
  * An answer built a window at a time (json-stream.ts): kept as its parts, each written on a turn
  * of its own as it is rendered, and sent, the first time as on a replay, read back one part a
  * pull. Kept whole, a 108 MB attempt log held every tenant's requests for 0.5 s to store and 1.1 s
- * to replay, and serve's memory grew by as much (BENCHMARKS.md, twenty-ninth session).
+ * to replay, and serve's memory grew by as much.
  */
 export interface PartsResponse {
   status: number
@@ -197,7 +197,7 @@ async function _release(deps: AppDeps, keyId: string, key: string): Promise<void
  * Records one statement of the prune deletes at most. The prune runs hourly and finds the hour
  * of records that has just turned 24 h old: at 100 keyed requests a second, 360,000 of them. In
  * one statement 100,000 records (1 KB responses) held SQLite — every tenant's requests — for
- * 1.2–1.4 s (BENCHMARKS.md, twenty-seventh session).
+ * 1.2–1.4 s; 500 a statement keep each under a few ms.
  */
 export const IDEMPOTENCY_PRUNE_BATCH = 500
 /** Parts (up to ~2 MB each: a window of attempts) one statement of the prune deletes at most. */

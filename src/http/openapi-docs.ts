@@ -2,7 +2,7 @@ import type { RouteDef } from './define-route.ts'
 import { scopeName } from './scopes.ts'
 
 /**
- * The prose of the OpenAPI document: tag descriptions, `info.contact`/`info.license`,
+ * The prose of the OpenAPI document: tag descriptions, `info.license` (no `info.contact`),
  * `servers`, and each operation's `description`. A tag missing here has no description, which
  * the linters in test/api/openapi-lint.test.ts report.
  */
@@ -23,9 +23,11 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Events: 'What travelops sends to webhook receivers (the `webhooks` section of this document): one POST per event and subscription.',
 }
 
-export const INFO_CONTACT = { name: 'travelops maintainers', url: 'https://travelops.example/support', email: 'support@travelops.example' }
+/** No contact: the project has no support address to name, and a placeholder would mislead. */
+export const INFO_CONTACT = undefined
 
-export const INFO_LICENSE = { name: 'UNLICENSED (proprietary; see package.json)', url: 'https://travelops.example/license' }
+/** The LICENSE file's, by its SPDX identifier (OpenAPI 3.1 takes `identifier` or `url`, not both). */
+export const INFO_LICENSE = { name: 'MIT', identifier: 'MIT' }
 
 export const SERVERS = [{
   url: '{origin}',

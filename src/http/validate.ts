@@ -5,7 +5,7 @@ import { formatPath, issuesToDetails, validationFailed, type ErrorDetail } from 
  * Validates a body against a valibot schema and lists EVERY problem: valibot stops at the
  * first unknown key of an object, so unknown keys are found by walking the schema here. Two
  * bounds keep a body's cost to about that of parsing it (100,000 items of `{}` made valibot
- * list 300,000 problems, holding serve for 12 s; BENCHMARKS.md, twenty-eighth session):
+ * list 300,000 problems, holding serve for 12 s):
  * - a collection over its schema's maximum (an array's `maxLength`, a record's `maxEntries`)
  *   is that one problem, and only its first `maximum` elements are looked at;
  * - unknown fields are listed up to MAX_UNKNOWN_FIELDS, the rest counted in one more detail.

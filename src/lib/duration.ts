@@ -1,13 +1,45 @@
-/** `90d`, `12h`, `30m`, `45s` (and `2w`) → milliseconds, or null when it is not such a duration. */
-export function parseDuration(text: string): number | null {
-  const m = /^(\d{1,6})([smhdw])$/.exec(text.trim())
-  if (!m) return null
-  const unit = { s: 1e3, m: 6e4, h: 36e5, d: 864e5, w: 6048e5 }[m[2] as 's' | 'm' | 'h' | 'd' | 'w']
-  const ms = Number(m[1]) * unit
-  return ms > 0 ? ms : null
+// Durations (CONTRACT §16): one grammar everywhere, `<integer><s|m|h|d>`, each input with its
+// allowed range; out of range or malformed is refused naming the range (exit 2 / 422), never
+// capped. Where `0` means "never" (--retention, --disable-after) the range says so.
+
+const DAY = 86_400_000
+const UNITS = { s: 1_000, m: 60_000, h: 3_600_000, d: DAY } as const
+
+/** The grammar itself; also the OpenAPI `pattern` of every duration field. */
+export const DURATION_PATTERN = /^[0-9]+[smhd]$/
+
+export interface DurationRange {
+  minMs: number
+  maxMs: number
+  /** `0` is accepted and means this (→ 0 ms). */
+  zero?: string
 }
 
-/** A duration setting where `0` means "never" (→ 0): `--disable-after`, `--retention`. */
-export function parseDurationSetting(text: string): number | null {
-  return text.trim() === '0' ? 0 : parseDuration(text)
+/** A key's `--expires-in` / `expires_in`. */
+export const KEY_LIFETIME: DurationRange = { minMs: 1_000, maxMs: 3650 * DAY }
+/** A dashboard sign-in link's `--expires-in` / `expires_in`. */
+export const LINK_LIFETIME: DurationRange = { minMs: 1_000, maxMs: 7 * DAY }
+/** `--retention` (0: keep everything) and `--disable-after` (0: never). */
+export const RETENTION: DurationRange = { minMs: 1_000, maxMs: 3650 * DAY, zero: 'keep everything' }
+export const DISABLE_AFTER: DurationRange = { minMs: 1_000, maxMs: 3650 * DAY, zero: 'never' }
+
+/** `text` in milliseconds, or null when it is malformed or out of `range` (durationError() says which). */
+export function parseDuration(text: string, range: DurationRange): number | null {
+  if (range.zero !== undefined && text === '0') return 0
+  const m = /^([0-9]+)([smhd])$/.exec(text)
+  if (!m) return null
+  const ms = Number(m[1]) * UNITS[m[2] as keyof typeof UNITS]
+  return ms >= range.minMs && ms <= range.maxMs ? ms : null
+}
+
+/** What is wrong with `text` as a duration in `range` (naming the range), or null when it is one. */
+export function durationError(text: string | undefined, range: DurationRange): string | null {
+  if (text !== undefined && parseDuration(text, range) !== null) return null
+  return `must be a duration <integer><s|m|h|d> from ${formatDuration(range.minMs)} to ${formatDuration(range.maxMs)}${range.zero === undefined ? '' : `, or 0 (${range.zero})`}`
+}
+
+/** `7d`, `90m`, `1s`: the largest unit that divides `ms` exactly. */
+export function formatDuration(ms: number): string {
+  for (const unit of ['d', 'h', 'm'] as const) if (ms % UNITS[unit] === 0) return `${ms / UNITS[unit]}${unit}`
+  return `${ms / 1000}s`
 }

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream'
 /**
  * Reads a Node stream with its events: no async iterator and no web stream, whose promises per
  * chunk cost a request body a sixth of a POST's CPU and a receiver's answer a tenth of a
- * delivery's (BENCHMARKS.md, "Request bodies, receivers' answers, …"). `chunk` sees each chunk
+ * delivery's. `chunk` sees each chunk
  * and returns `false` to stop reading there: the promise then resolves `'stopped'` and the
  * stream is the caller's to resume or destroy. Resolves `'end'` at the end; rejects on an
  * error, or on a close before the end (`closedEarly` names it). Once settled, a later 'error'

@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import type { ErrorDetail } from '../http/errors.ts'
 import { isCountry } from '../lib/countries.ts'
 import { parseJson as parseJsonText } from '../lib/json.ts'
+import { DURATION_PATTERN, durationError, formatDuration, parseDuration, type DurationRange } from '../lib/duration.ts'
 import { isCurrency, MAX_MINOR, minorDigits, toMinor } from '../lib/money.ts'
 import type { AddressView } from './view-fields.ts'
 
@@ -126,3 +127,14 @@ export function minorAt(amount: number, currency: string, path: string, details:
   return 0
 }
 
+
+/**
+ * A duration in `range` (CONTRACT §16): `<integer><s|m|h|d>` (the document's `pattern`), then the
+ * range; either way the 422 names the allowed range.
+ */
+export const Duration = (range: DurationRange, description: string) => v.pipe(
+  v.string(),
+  v.regex(DURATION_PATTERN, () => durationError(undefined, range)!),
+  v.check((s) => !DURATION_PATTERN.test(s) || parseDuration(s, range) !== null, () => durationError(undefined, range)!),
+  v.description(`${description}: \`<integer><s|m|h|d>\`, from ${formatDuration(range.minMs)} to ${formatDuration(range.maxMs)}`),
+)

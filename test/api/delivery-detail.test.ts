@@ -13,7 +13,7 @@ import { series } from '../helpers/seed-sql.ts'
 // cap, so a log can hold tens of thousands of attempts of up to 4 KB each. One longer than
 // ATTEMPT_WINDOW goes out streamed, a window of attempts read and rendered per turn of the event
 // loop and the next only once the client has taken the last: built whole, 50,000 attempts held
-// every tenant's requests for 0.5–1 s and took hundreds of MB (BENCHMARKS.md, twenty-eighth session).
+// every tenant's requests for 0.5–1 s and took hundreds of MB.
 
 const PAD = 'é→✓'.repeat(1_330) // 3,990 characters, 9,310 bytes of UTF-8
 

@@ -179,7 +179,7 @@ describe(`memory after ${TOTAL / 1000} k requests of every kind`, () => {
   // old space while the process answered only reads. An object literal with a getter of its own
   // (a new closure per request) once kept every request's whole graph alive until the next full
   // collection, ~5 kB of promotions per request and a full collection every few hundred ms under
-  // load (BENCHMARKS.md, "Requests kept alive by a getter").
+  // load.
   test('a read leaves nothing behind for old space (bytes promoted by young collections)', async () => {
     const READS = 3_000
     const reads = async (from: number) => {

@@ -7,7 +7,7 @@ import { startTestApp, orderBody, type TestApp, type TestTenant } from '../helpe
 // than any client could act on: a collection over its maximum is that one problem, with only
 // its first `maximum` elements looked at, and unknown fields are listed up to
 // MAX_UNKNOWN_FIELDS, the rest counted. 300 KB of `{}` items made 300,000 problems, a 17 MB
-// answer and 12 s in which serve answered nobody (BENCHMARKS.md, twenty-eighth session).
+// answer and 12 s in which serve answered nobody.
 
 describe('a 422 for a body with very many problems', () => {
   let app: TestApp

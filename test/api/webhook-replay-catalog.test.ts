@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { EVENT_NAMES } from '../../src/events/catalog.ts'
 import { orderBody, startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
+import { allEvents } from '../helpers/catalog.ts'
 import { until } from '../helpers/cli.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 
@@ -82,5 +83,33 @@ describe('GET /v1/webhooks/event-types', () => {
     assert.ok(types.find((e) => e.name === 'order.created')!.emitted_by.includes('POST /v1/orders'))
     const narrow = await t.newKey({ scopes: ['orders:*'] })
     assert.equal((await app.request('GET', '/v1/webhooks/event-types', { key: narrow.key })).status, 403)
+  })
+
+  test('the descriptions say what the API does: order.updated goes with every status change, invoice.paid also follows a PATCH', async () => {
+    /** The names of the events one request wrote to the outbox. */
+    const emitted = async (method: string, path: string, body?: unknown) => {
+      const seen = new Set((await allEvents(app)).map((e) => e.id))
+      const r = await t.request(method, path, { body })
+      assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`)
+      return { data: r.body.data, events: (await allEvents(app)).filter((e) => !seen.has(e.id)).map((e) => e.name).sort() }
+    }
+    const order = async () => (await emitted('POST', '/v1/orders', orderBody())).data.id as string
+    const a = await order()
+    assert.deepEqual((await emitted('POST', `/v1/orders/${a}/confirm`)).events, ['order.confirmed', 'order.updated'])
+    assert.deepEqual((await emitted('POST', `/v1/orders/${a}/cancel`)).events, ['order.cancelled', 'order.updated'])
+    const b = await order()
+    assert.deepEqual((await emitted('PATCH', `/v1/orders/${b}`, { status: 'confirmed' })).events, ['order.confirmed', 'order.updated'])
+    assert.deepEqual((await emitted('PATCH', `/v1/orders/${b}`, { status: 'completed' })).events, ['order.updated'])
+    assert.deepEqual((await emitted('PATCH', `/v1/orders/${b}`, { notes: 'late check-in' })).events, ['order.updated'])
+    // An invoice paid in part, whose lines a PATCH brings down to what was paid, becomes paid.
+    const invoice = (await emitted('POST', '/v1/invoices', { lines: [{ description: 'Tour', quantity: 1, unitPrice: 100 }], currency: 'EUR' })).data.id as string
+    assert.deepEqual((await emitted('POST', '/v1/payments', { amount: 60, currency: 'EUR', method: 'card', invoiceId: invoice })).events, ['payment.received'])
+    assert.deepEqual((await emitted('PATCH', `/v1/invoices/${invoice}`, { lines: [{ description: 'Tour, shortened', quantity: 1, unitPrice: 60 }] })).events, ['invoice.paid'])
+
+    const said = Object.fromEntries(((await t.request('GET', '/v1/webhooks/event-types')).body.data as { name: string; description: string }[]).map((e) => [e.name, e.description]))
+    assert.doesNotMatch(said['order.updated']!, /not its status/)
+    for (const words of [/status/, /confirm/, /cancel/, /PATCH/]) assert.match(said['order.updated']!, words)
+    for (const name of ['order.confirmed', 'order.cancelled']) assert.match(said[name]!, /PATCH/, `${name}: also by a PATCH of the status`)
+    for (const words of [/pa(y|id)/, /payments?/, /PATCH/]) assert.match(said['invoice.paid']!, words)
   })
 })

@@ -83,7 +83,7 @@ describe('travelops dashboard', () => {
   test('usage errors exit 2 with what to do; an unknown tenant exits 1', async () => {
     for (const [args, message] of [
       [['link', '--expires-in', 'soon'], /--expires-in must be a duration/],
-      [['link', '--expires-in', '8d'], /at most 7d/],
+      [['link', '--expires-in', '8d'], /from 1s to 7d/],
       [['link', '--base-url', 'localhost:3000'], /--base-url must/],
       [['link', '--base-url', 'ftp://example.com'], /http:\/\/ or https:\/\//],
       [['revoke'], /either --tenant <ten_id> or --all/],

@@ -10,7 +10,7 @@ import { createSender } from '../../src/delivery/send.ts'
 // that is over is garbage, so sends that keep nothing alive promote next to nothing.
 // undici's request() did not: a closure its handler stores per request kept every request's
 // objects (headers, streams, promises) alive past the scavenges, ~3 kB per send, until a full
-// collection (BENCHMARKS.md, "Webhooks sent without request()").
+// collection.
 
 test('a finished attempt leaves nothing behind for old space', async () => {
   // A receiver that keeps nothing either (the test helper's records every request).

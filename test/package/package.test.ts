@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, test } from 'node:test'
 import { readMigrationDir } from '../../src/db/migration-files.ts'
-import { assertShellBlocksRun } from '../helpers/readme.ts'
+import { assertShellBlocksRun, docPages } from '../helpers/readme.ts'
 import { launchChromium, newWatchedPage } from '../helpers/browser.ts'
 import { freePort, startPgServer } from '../helpers/pg-server.ts'
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts'
@@ -404,9 +404,12 @@ function _files(path: string): string[] {
     .filter((f) => statSync(f).isFile())
 }
 
-test('every sh block of the README runs with the executable as ./travelops (no Node on PATH)', async () => {
-  const dir = mkdtempSync(join(sb.tmp, 'readme-'))
-  await assertShellBlocksRun(join(ROOT, 'README.md'), { travelops: sb.exe, dir, ports: [await freePort(), await freePort()], env: baseEnv(sb) as Record<string, string> })
+test('every sh block of the README and of docs/ runs with the executable as ./travelops (no Node on PATH)', async () => {
+  const ports = [await freePort(), await freePort()]
+  for (const page of docPages(ROOT)) {
+    const dir = mkdtempSync(join(sb.tmp, 'readme-'))
+    await assertShellBlocksRun(join(ROOT, page), { travelops: sb.exe, dir, ports, env: baseEnv(sb) as Record<string, string> })
+  }
 })
 
 test('on PostgreSQL: migrate (embedded PostgreSQL migrations), tenants, keys, serve and an order, db copy back to a file', async () => {

@@ -17,8 +17,7 @@ import { createLogger } from '../../src/lib/logger.ts'
 
 // The delivery worker's statements on PostgreSQL run side by side on different connections: a
 // cycle records the answers of one batch while the same process renews the leases of every
-// attempt in flight and claims the next batch. Found by the benchmark (BENCHMARKS.md, seventeenth
-// session): a renewal waiting for a row the recording held, while the recording waited for one
+// attempt in flight and claims the next batch. Found by the benchmark: a renewal waiting for a row the recording held, while the recording waited for one
 // the renewal held, was a deadlock; PostgreSQL ended the recording after a second, and the batch
 // the claim beside it had leased was never sent until its lease ran out 15 s later.
 describe('delivery store on PostgreSQL: statements that run side by side', () => {
@@ -132,7 +131,7 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
       await new Promise((r) => setTimeout(r, 10))
     }
   }
-  /** `hold` run in a transaction of `other` (a third session) that is committed once it returns. */
+  /** `hold` run in a transaction of `other` (a third connection) that is committed once it returns. */
   const committed = async <T>(hold: () => Promise<T>): Promise<T> => {
     await other.query('BEGIN')
     try {

@@ -43,8 +43,7 @@ test('serve\'s V8 flags set at run time still bound the old generation: old spac
 test('the delivery engine\'s HTTP client does not have its parser compiled again: sending webhooks leaves the peak RSS alone', async () => {
   // undici parses answers with llhttp, WebAssembly; without --liftoff-only V8 compiles the hot
   // parser again with TurboFan on a worker thread, ~14 MB of compiler memory at once (measured:
-  // the peak rose 21–22 MB over these sends against 8.4–8.6 MB with every flag, BENCHMARKS.md
-  // "undici's parser left on Liftoff"). Two fresh processes, the real sender, the same sends.
+  // the peak rose 21–22 MB over these sends against 8.4–8.6 MB with every flag). Two fresh processes, the real sender, the same sends.
   const rx = await startReceiver()
   const child = fileURLToPath(new URL('../helpers/sender-peak.ts', import.meta.url))
   const riseMb = async (flags: readonly string[]) => {

@@ -8,8 +8,25 @@ test('refusing to run without a required Chromium, npm test\'s runner starts no 
   const r = startRunner({ TRAVELOPS_REQUIRE_BROWSER: '1', TRAVELOPS_CHROMIUM: '/nonexistent/chromium' })
   try {
     assert.equal(await r.exited, 1, r.output())
-    assert.match(r.output(), /TRAVELOPS_REQUIRE_BROWSER=1 but there is no Chromium at \/nonexistent\/chromium/)
+    assert.match(r.output(), /TRAVELOPS_REQUIRE_BROWSER=1 but no Chromium could start \(\/nonexistent\/chromium: no Chromium at \/nonexistent\/chromium/)
     assert.deepEqual(leftServers(r.tmp), [])
+  } finally {
+    rmSync(r.tmp, { recursive: true, force: true })
+  }
+})
+
+test('the summary gives each pass\'s counts, names every failing test again, says what was left out, and ends on the counts line', async () => {
+  const r = startRunner({ TRAVELOPS_CHROMIUM: '/nonexistent/chromium', TRAVELOPS_TEST_PG_URL: 'postgres://unused@127.0.0.1:1/none' }, ['test/fixtures/summary.test.ts'])
+  try {
+    assert.equal(await r.exited, 1, r.output())
+    const summary = r.output().slice(r.output().lastIndexOf('Summary\n'))
+    assert.match(summary, /^SQLite +3 run, +2 passed, 1 failed {2}\(\d+\.\d s\)$/m)
+    assert.match(summary, /^browser +not run: no Chromium could start \(\/nonexistent\/chromium: no Chromium at/m)
+    assert.match(summary, /^PostgreSQL +not run: none of the test files asked for belongs to it$/m)
+    assert.match(summary, /^ {2}\[SQLite\] test\/fixtures\/summary\.test\.ts › a suite › fails on purpose\n {6}one is not two$/m)
+    assert.match(summary, /^ {2}- \[SQLite\] test\/fixtures\/summary\.test\.ts: the shell is not installed \(fixture\)$/m)
+    assert.match(summary, /^ {2}SQLite:\n +\d+\.\d s {2}test\/fixtures\/summary\.test\.ts \(3 tests\)$/m)
+    assert.ok(r.output().endsWith('\n2 passed, 1 failed, 0 skipped\n'), r.output().slice(-200))
   } finally {
     rmSync(r.tmp, { recursive: true, force: true })
   }

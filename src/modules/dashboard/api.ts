@@ -1,23 +1,31 @@
 import type { TenantContext } from '../../context.ts'
 import type { DashboardSessionRow } from '../../db/schema.ts'
-import { notFound, unauthenticated } from '../../http/errors.ts'
+import { forbidden, notFound, unauthenticated } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
-import { parseDuration } from '../../lib/duration.ts'
+import { LINK_LIFETIME, parseDuration } from '../../lib/duration.ts'
 import { createTenant, findTenant } from '../tenants/service.ts'
 import type { SessionInfo, TenantSummary } from './schema.ts'
 import { endSession, issueLink, linkUrl, LINK_TTL_MS, redeemLink, SESSION_COOKIE, SESSION_TTL_MS } from './sessions.ts'
-
-const MAX_LINK_TTL_MS = 7 * 86_400_000
 
 function _on(ctx: TenantContext): void {
   if (!ctx.config.dashboard) throw notFound('The dashboard is turned off on this server (--no-dashboard)')
 }
 
-/** POST /v1/dashboard/links: a sign-in link for the key's own tenant, at this server's address. */
+/**
+ * POST /v1/dashboard/links: a sign-in link for the key's own tenant, at this server's address.
+ * The link and its session are the calling key's (for a session, its key's): they end with it,
+ * and a link may not outlive it (403; the default 15 min stops at the key's expiry).
+ */
 export async function createLink(ctx: TenantContext, body: { expires_in?: string } | undefined, origin: string) {
   _on(ctx)
-  const ttl = Math.min(body?.expires_in ? parseDuration(body.expires_in)! : LINK_TTL_MS, MAX_LINK_TTL_MS)
-  const link = await issueLink(ctx.db, ctx.tenantId, ttl, ctx.clock.now())
+  const now = ctx.clock.now()
+  const keyEnds = ctx.bounds?.expires_at ? Date.parse(ctx.bounds.expires_at) - now.getTime() : Infinity
+  let ttl = Math.min(LINK_TTL_MS, keyEnds)
+  if (body?.expires_in) {
+    ttl = parseDuration(body.expires_in, LINK_LIFETIME)!
+    if (ttl > keyEnds) throw forbidden(`This API key cannot make a link that expires in ${body.expires_in}: it expires at ${ctx.bounds!.expires_at}, and a link may not outlive the key that made it`)
+  }
+  const link = await issueLink(ctx.db, ctx.tenantId, ttl, now, ctx.bounds?.id ?? null)
   return { url: linkUrl(origin, link.token), expires_at: link.expires_at }
 }
 
@@ -28,6 +36,7 @@ const REFUSED = {
   unknown: 'This sign-in link is not valid; ask for a new one (travelops dashboard link)',
   used: 'This sign-in link has already been used; a link works once: ask for a new one',
   expired: 'This sign-in link has expired; ask for a new one',
+  key: 'The API key that made this sign-in link has been revoked or has expired; ask for a new one',
 } as const
 
 /** POST /v1/dashboard/sessions: trades a link's token for the session cookie. */

@@ -8,11 +8,11 @@ const tag = 'Dashboard'
 export const dashboardRoutes: RouteDef[] = [
   defineRoute({
     method: 'POST', path: '/v1/dashboard/links', scope: 'all', tag, summary: 'A one-time sign-in link to the dashboard for this key\'s tenant', status: 201,
-    description: 'For a tenant\'s own back office: sends its staff into the dashboard, seeing this tenant only. The link (at this server\'s address, '
-      + 'as the request reached it; `X-Forwarded-Proto` is honoured) works once and expires after `expires_in` (default 15m, at most 7d); the session it opens lasts 12 h.',
+    description: 'For a tenant\'s own back office: sends its staff into the dashboard, seeing this tenant only. The link (at the server\'s `--public-url` when set, else its address '
+      + 'as the request reached it, `X-Forwarded-Proto` honoured) works once and expires after `expires_in` (default 15m, from 1s to 7d; never past the key\'s own expiry); the session it opens lasts 12 h.',
     body: CreateLinkBody,
     response: LinkView,
-    handler: ({ ctx, body, request }) => createLink(ctx, body, request.origin),
+    handler: ({ ctx, body, request }) => createLink(ctx, body, ctx.config.publicUrl ?? request.origin),
   }),
   defineRoute({
     method: 'POST', path: '/v1/dashboard/sessions', scope: 'public', tag, summary: 'Sign in with a link\'s token: opens a dashboard session', status: 201,

@@ -1,10 +1,11 @@
 import * as v from 'valibot'
+import { LINK_LIFETIME } from '../../lib/duration.ts'
+import { Duration } from '../fields.ts'
 import * as out from '../view-fields.ts'
 
-/** POST /v1/dashboard/links: how long the link stays usable (default 15m, at most 7d). */
+/** POST /v1/dashboard/links: how long the link stays usable (default 15m, from 1s to 7d). */
 export const CreateLinkBody = v.optional(v.strictObject({
-  expires_in: v.optional(v.pipe(v.string(), v.regex(/^[1-9]\d{0,6}[smhd]$/, 'must be a duration such as 15m, 2h or 1d'),
-    v.description('How long the link stays usable: `<n>s|m|h|d`, at most 7d; default 15m'))),
+  expires_in: v.optional(Duration(LINK_LIFETIME, 'How long the link stays usable; default 15m')),
 }))
 
 export const SignInBody = v.strictObject({

@@ -28,12 +28,15 @@ export interface IssuedLink {
   expires_at: string
 }
 
-/** A sign-in link's token for the operator (tenantId null) or one tenant. */
-export async function issueLink(db: Db, tenantId: string | null, ttlMs: number, now: Date): Promise<IssuedLink> {
+/**
+ * A sign-in link's token for the operator (tenantId null) or one tenant; with `keyId` (a key's
+ * POST /v1/dashboard/links) the session it opens is that key's (CONTRACT §16).
+ */
+export async function issueLink(db: Db, tenantId: string | null, ttlMs: number, now: Date, keyId: string | null = null): Promise<IssuedLink> {
   const token = `dl_${_token()}`
   const row = {
     token_hash: _hash(token), role: (tenantId ? 'tenant' : 'operator') as Role, tenant_id: tenantId,
-    created_at: now.toISOString(), expires_at: new Date(now.getTime() + ttlMs).toISOString(), used_at: null,
+    created_at: now.toISOString(), expires_at: new Date(now.getTime() + ttlMs).toISOString(), used_at: null, key_id: keyId,
   }
   await db.insertInto('dashboard_links').values(row).execute()
   return { token, role: row.role, tenant_id: tenantId, expires_at: row.expires_at }
@@ -46,9 +49,9 @@ export function linkUrl(base: string, token: string): string {
 
 export type Redeemed =
   | { ok: true; token: string; session: DashboardSessionRow }
-  | { ok: false; reason: 'unknown' | 'used' | 'expired' }
+  | { ok: false; reason: 'unknown' | 'used' | 'expired' | 'key' }
 
-/** Uses a link (once: the update is the check) and opens its session. */
+/** Uses a link (once: the update is the check) and opens its session; not when the key that made it has been revoked or has expired. */
 export async function redeemLink(db: Db, token: string, now: Date): Promise<Redeemed> {
   if (!LINK_PATTERN.test(token)) return { ok: false, reason: 'unknown' }
   const hash = _hash(token)
@@ -56,15 +59,19 @@ export async function redeemLink(db: Db, token: string, now: Date): Promise<Rede
   return withTx(db, async ({ tx }) => {
     const link = await tx.updateTable('dashboard_links').set({ used_at: at })
       .where('token_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', at)
-      .returning(['role', 'tenant_id']).executeTakeFirst()
+      .returning(['role', 'tenant_id', 'key_id']).executeTakeFirst()
     if (!link) {
       const seen = await tx.selectFrom('dashboard_links').select(['used_at']).where('token_hash', '=', hash).executeTakeFirst()
       return { ok: false as const, reason: !seen ? 'unknown' as const : seen.used_at ? 'used' as const : 'expired' as const }
     }
+    if (link.key_id !== null) {
+      const key = await tx.selectFrom('api_keys').select(['revoked_at', 'expires_at']).where('id', '=', link.key_id).executeTakeFirst()
+      if (!key || key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= at)) return { ok: false as const, reason: 'key' as const }
+    }
     const sessionToken = _token()
     const session: DashboardSessionRow = {
       id: newId('ses'), token_hash: _hash(sessionToken), role: link.role, tenant_id: link.tenant_id,
-      created_at: at, expires_at: new Date(now.getTime() + SESSION_TTL_MS).toISOString(), ended_at: null,
+      created_at: at, expires_at: new Date(now.getTime() + SESSION_TTL_MS).toISOString(), ended_at: null, key_id: link.key_id,
     }
     await tx.insertInto('dashboard_sessions').values(session).execute()
     return { ok: true as const, token: sessionToken, session }

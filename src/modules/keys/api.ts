@@ -1,10 +1,11 @@
-import type { TenantContext } from '../../context.ts'
+import type { KeyBounds, TenantContext } from '../../context.ts'
+import { withTx } from '../../db/tx.ts'
 import type { ApiKeyRow } from '../../db/schema.ts'
 import { tenantTable } from '../../db/tenant-table.ts'
-import { forbidden, notFound } from '../../http/errors.ts'
+import { forbidden, notFound, validationFailed } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { grants, RESOURCES, type Resource } from '../../http/scopes.ts'
-import { parseDuration } from '../../lib/duration.ts'
+import { KEY_LIFETIME, parseDuration } from '../../lib/duration.ts'
 import { jsonString } from '../../lib/json.ts'
 import type { ApiKey, CreatedApiKey, CreateKeyInput } from './schema.ts'
 import { createKey, revokeKey } from './service.ts'
@@ -37,34 +38,80 @@ export async function getApiKey(ctx: TenantContext, id: string): Promise<ApiKey>
   return toApiKey(row)
 }
 
+/** Unrevoked keys a tenant may hold when it mints one over the API (CONTRACT §16). */
+export const MAX_KEYS_PER_TENANT = 1_000
+
 /**
- * A new key of the caller's tenant, shown once. It may hold only scopes the calling key holds:
- * `*` needs `*`; `<resource>:write` or `:*` needs write on that resource; `:read` needs read.
+ * A new key of the caller's tenant, shown once, within the bounds of the minting key (CONTRACT
+ * §12, §16; a dashboard session opened from a key's link has that key's): only scopes it holds
+ * (`*` needs `*`; `<resource>:write` or `:*` needs write on that resource; `:read` needs read), a
+ * rate limit no higher than its own and an expiry no later than its own, else 403. An absent
+ * `rate_limit` or `expires_in` takes the minting key's own. The operator's sessions have no bounds.
+ * Counted and inserted in one transaction: concurrent mints never pass MAX_KEYS_PER_TENANT.
  */
 export async function createApiKey(ctx: TenantContext, input: CreateKeyInput): Promise<CreatedApiKey> {
-  const callerScopes = ctx.scopes ?? await _keyScopes(ctx)
+  const bounds = ctx.bounds ?? (ctx.session ? undefined : await _keyBounds(ctx))
+  const held = bounds?.scopeList ?? ctx.scopes ?? []
   for (const scope of input.scopes) {
-    if (!_holds(callerScopes, scope)) throw forbidden(`This API key cannot grant the scope '${scope}': a key may only create keys with scopes it holds itself`)
+    if (!_holds(held, scope)) throw forbidden(`This API key cannot grant the scope '${scope}': a key may only create keys with scopes it holds itself`)
   }
   const now = ctx.clock.now()
-  const ms = input.expires_in ? parseDuration(input.expires_in)! : null
-  const k = await createKey(ctx.db, {
-    tenantId: ctx.tenantId, name: input.name ?? undefined, scopes: input.scopes, rateLimit: input.rate_limit ?? undefined,
-    expiresAt: ms === null ? undefined : new Date(now.getTime() + ms),
-  }, now)
+  const rateLimit = bounds ? _boundedRate(input.rate_limit, bounds, ctx.config.rateLimit) : input.rate_limit ?? null
+  const expiresAt = _expiry(input.expires_in, bounds, now)
+  const k = await withTx(ctx.db, async ({ tx }) => {
+    const { n } = await tx.selectFrom('api_keys').select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('tenant_id', '=', ctx.tenantId).where('revoked_at', 'is', null).executeTakeFirstOrThrow()
+    if (Number(n) >= MAX_KEYS_PER_TENANT) {
+      throw validationFailed([{ path: '', message: `This tenant already has ${MAX_KEYS_PER_TENANT.toLocaleString('en')} unrevoked API keys, the most allowed; revoke one first` }])
+    }
+    return createKey(tx, {
+      tenantId: ctx.tenantId, name: input.name ?? undefined, scopes: input.scopes, rateLimit: rateLimit ?? undefined,
+      expiresAt: expiresAt === null ? undefined : new Date(expiresAt),
+    }, now)
+  })
   return { ...(await getApiKey(ctx, k.id)), key: k.key }
 }
 
-/** Revokes one of the tenant's keys (the calling key too); it stops working with the next request. */
+/**
+ * Revokes one of the tenant's keys (the calling key too); it stops working with the next request.
+ * A bounded caller may revoke only keys whose every scope it holds itself (CONTRACT §16), else 403.
+ */
 export async function revokeApiKey(ctx: TenantContext, id: string): Promise<ApiKey> {
-  if (!(await keys.find(ctx.db, ctx.tenantId, id))) throw notFound(`No API key ${id}`)
+  const row = await keys.find(ctx.db, ctx.tenantId, id)
+  if (!row) throw notFound(`No API key ${id}`)
+  const bounds = ctx.bounds ?? (ctx.session ? undefined : await _keyBounds(ctx))
+  const held = bounds?.scopeList ?? ctx.scopes ?? []
+  for (const scope of JSON.parse(row.scopes) as string[]) {
+    if (!_holds(held, scope)) throw forbidden(`This API key cannot revoke ${id}: it holds the scope '${scope}', which this key does not; a key may only revoke keys whose scopes it holds itself`)
+  }
   await revokeKey(ctx.db, id, ctx.clock.now())
   return getApiKey(ctx, id)
 }
 
-async function _keyScopes(ctx: TenantContext): Promise<readonly string[]> {
+/** The rate limit of a key minted under `bounds`: absent → the bound's own; above it (null counts as --rate-limit) → 403. */
+function _boundedRate(asked: number | null | undefined, bounds: KeyBounds, serverDefault: number): number | null {
+  if (asked === undefined) return bounds.rate_limit
+  const own = bounds.rate_limit ?? serverDefault
+  if (asked === null ? bounds.rate_limit !== null : asked > own) {
+    throw forbidden(`This API key cannot grant rate_limit ${asked === null ? 'null (the server\'s --rate-limit)' : asked}: a key may only create keys with a rate_limit of at most its own (${own})`)
+  }
+  return asked
+}
+
+/** The expiry (ms) of a minted key: absent → the bound's own; after it, or never while it expires → 403. */
+function _expiry(asked: string | null | undefined, bounds: KeyBounds | undefined, now: Date): number | null {
+  const own = bounds?.expires_at ? Date.parse(bounds.expires_at) : null
+  if (asked === undefined) return own
+  const at = asked === null ? null : now.getTime() + parseDuration(asked, KEY_LIFETIME)!
+  if (own !== null && (at === null || at > own)) {
+    throw forbidden(`This API key cannot grant expires_in ${asked === null ? 'null (never)' : asked}: it expires at ${bounds!.expires_at}, and a key may only create keys that expire no later than itself`)
+  }
+  return at
+}
+
+async function _keyBounds(ctx: TenantContext): Promise<KeyBounds | undefined> {
   const caller = await keys.find(ctx.db, ctx.tenantId, ctx.keyId)
-  return caller ? (JSON.parse(caller.scopes) as string[]) : []
+  return caller ? { id: caller.id, scopeList: JSON.parse(caller.scopes) as string[], rate_limit: caller.rate_limit, expires_at: caller.expires_at } : undefined
 }
 
 function _holds(held: readonly string[], scope: string): boolean {

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
-import { parseDuration } from '../../lib/duration.ts'
+import { KEY_LIFETIME } from '../../lib/duration.ts'
+import { Duration } from '../fields.ts'
 import { isValidScope } from '../../http/scopes.ts'
 import * as out from '../view-fields.ts'
 
@@ -13,11 +14,7 @@ export const CreateKeyBody = v.strictObject({
     v.transform((list) => [...new Set(list)]),
   ), ['*']),
   rate_limit: v.optional(v.nullable(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.maxValue(1_000_000_000, 'must be at most 1000000000')))),
-  expires_in: v.optional(v.nullable(v.pipe(
-    v.string(),
-    v.check((s) => parseDuration(s) !== null, 'must be a duration such as 90d, 12h or 30m'),
-    v.description('Lifetime from now, e.g. `90d`, `12h`, `30m`'),
-  ))),
+  expires_in: v.optional(v.nullable(Duration(KEY_LIFETIME, 'Lifetime from now, e.g. `90d`, `12h`, `30m`; absent: the minting key\'s own expiry (none if it has none); `null`: never'))),
 })
 
 export type CreateKeyInput = v.InferOutput<typeof CreateKeyBody>

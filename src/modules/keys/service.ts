@@ -97,4 +97,4 @@ export async function touchKey(db: Db, id: string, now: Date): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: now.toISOString() }).where('id', '=', id).execute()
 }
 
-export { parseDuration } from '../../lib/duration.ts'
+export { durationError, KEY_LIFETIME, parseDuration } from '../../lib/duration.ts'

@@ -11,13 +11,13 @@ import * as repo from './repo.ts'
 /** What emits each event, in words; the routes that do are listed from their definitions. */
 const WHAT: Record<EventName, string> = {
   'order.created': 'An order is created.',
-  'order.updated': 'An order\'s fields change (PATCH), not its status.',
-  'order.confirmed': 'A pending order is confirmed.',
-  'order.cancelled': 'A pending or confirmed order is cancelled.',
+  'order.updated': 'An order changes in any way: a PATCH that changes a field or its status, and every confirm or cancel (sent alongside order.confirmed or order.cancelled).',
+  'order.confirmed': 'A pending order is confirmed, by confirm or by a PATCH of its status (order.updated is sent too).',
+  'order.cancelled': 'A pending or confirmed order is cancelled, by cancel or by a PATCH of its status (order.updated is sent too).',
   'payment.received': 'A payment is recorded.',
   'payment.refunded': 'A payment is refunded, in part or in full.',
   'invoice.created': 'An invoice is created.',
-  'invoice.paid': 'An invoice\'s balance reaches zero, by payments or by marking it paid.',
+  'invoice.paid': 'An open invoice becomes paid: by pay, by payments reaching its total, or by a PATCH of its lines that brings the total down to what was paid.',
   'customer.created': 'A customer is created.',
   'customer.updated': 'A customer\'s fields change.',
   'inquiry.created': 'An inquiry arrives.',

@@ -58,7 +58,7 @@ export async function listDeliveries(
 /**
  * Attempts read and rendered per turn of the event loop. Manual retries have no cap (CONTRACT §7),
  * so a log can grow to many thousands of attempts of up to 4 KB each: a log longer than this goes
- * out as a JsonStream, a window at a time (BENCHMARKS.md, twenty-eighth session).
+ * out as a JsonStream, a window at a time, so no single turn renders (or holds) the whole log.
  */
 export const ATTEMPT_WINDOW = 200
 

@@ -33,7 +33,7 @@ export function listWebhooks(db: Db, tenantId: string, after: string | undefined
  * After the change's own transaction, not in it: on PostgreSQL a SERIALIZABLE transaction that
  * updates a whole queue conflicts with the worker, which keeps claiming and recording that
  * subscription's deliveries until it sees it inactive — with a failing receiver's backlog, PATCH
- * lost 40 attempts in a row and answered 409 (BENCHMARKS.md, "Failing subscriptions paced").
+ * lost 40 attempts in a row and answered 409.
  * Nothing is lost if the process stops before the drop is done: the worker drops what it finds
  * due for an inactive subscription.
  */
@@ -113,15 +113,15 @@ export interface HistogramSink {
  * last one's pace: hours a window of whole hours, edges a window of time. In one statement, a
  * week of a tenant's sums (50 subscriptions, 450 distinct durations an hour: 3.3 M rows) held
  * every other tenant's requests on SQLite for 1.6 s, and half an hour of its attempts (a million
- * an hour) for 0.2 s (BENCHMARKS.md, twenty-ninth session); on PostgreSQL, a thousand days of
+ * an hour) for 0.2 s; on PostgreSQL, a thousand days of
  * (day, duration) sums — 2 M rows to receive — held serve's event loop for 120–160 ms at a time
- * while node-postgres parsed them (thirtieth session). Settled rows no longer change, so reading
+ * while node-postgres parsed them. Settled rows no longer change, so reading
  * them over several statements gives what one would (retention deleting some meanwhile aside).
  * The rest — the hours still being added to and the edges' last minutes — is one statement, so
  * one snapshot: sums and the attempts taken away from them agree. It is read first, the edges
  * next, then the hours oldest first, each window telling the sink which buckets are complete: a
  * bucket's sums are kept only until then (a thousand days of a busy tenant are millions of
- * (day, duration) pairs; thirtieth session).
+ * (day, duration) pairs).
  */
 export async function attemptHistogram(db: Db, tenantId: string, o: { plan: StatsPlan; prefix: number; webhookId?: string; settled: string }, sink: HistogramSink): Promise<void> {
   const p = sql.lit(o.prefix)

@@ -74,7 +74,7 @@ const _EMPTY: Counts = { attempts: 0, succeeded: 0, failed: 0, p50_ms: null, p95
  * A bucket's row is worked out once it is complete and its sums let go, so what is kept is the
  * buckets still being read, not the range's (bucket, duration) pairs: a thousand days of a busy
  * tenant are millions of those, and summing and sorting them in one turn held every other request
- * for 300 ms (BENCHMARKS.md, thirtieth session). Both steps are paced (lib/paced.ts).
+ * for 300 ms. Both steps are paced (lib/paced.ts).
  */
 class BucketSums implements repo.HistogramSink {
   readonly rows = new Map<string, Counts>()
