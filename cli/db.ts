@@ -17,6 +17,10 @@ export function dbCommand(): Command {
       '',
       'The target must hold no rows (a non-empty target is exit 1, nothing written). Every table\'s',
       'rows are counted on both sides at the end; a difference is exit 1.',
+      '',
+      'Dashboard links and sessions stay behind: sign-ins belong to the server that issued them, so',
+      'after the copy everyone signs in to the dashboard again (travelops dashboard link). API keys,',
+      'tenants, records, subscriptions and deliveries are all copied.',
     ].join('\n'))
     .action(async (opts) => {
       const from = (await configFrom({ db: opts.from })).db

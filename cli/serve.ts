@@ -20,6 +20,7 @@ export function serveCommand(): Command {
     .addOption(new Option('--retention <duration>', `delete finished deliveries and their events this long after, e.g. 30d, 12h; 0 = keep everything (default: ${_days(D.retentionMs)})`).env('TRAVELOPS_RETENTION'))
     .addOption(new Option('--metrics', 'serve GET /metrics in the Prometheus text format (default: off; env value 1/true/yes/on)').env('TRAVELOPS_METRICS'))
     .addOption(new Option('--no-dashboard', 'do not serve the administration dashboard at /dashboard (default: served; env value 0/false/no/off turns it off)').env('TRAVELOPS_DASHBOARD'))
+    .addOption(new Option('--max-connections <n>', 'open connections at most; past it new ones are closed at once (default: the open-file limit less 1024 kept for the database and deliveries, at least half the limit)').env('TRAVELOPS_MAX_CONNECTIONS'))
     .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS, with --tls-key (default: plain HTTP)').env('TRAVELOPS_TLS_CERT'))
     .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('TRAVELOPS_TLS_KEY'))
     .addOption(new Option('--public-url <url>', 'the address clients reach serve at, e.g. https://travelops.example.com behind a proxy: dashboard links use it (default: the request\'s Host)').env('TRAVELOPS_PUBLIC_URL'))

@@ -26,6 +26,7 @@ import { benchTenant, ORDER_BODY, seedOrders, sqliteBenchDb, type BenchDb, type 
 import { pgBenchDb, pgSeedOrders, startPgBench } from './bench/pg.ts'
 import { pgScaleDb, sqliteScaleDb, type ScaleDb } from './bench/scale.ts'
 import { bundleBenchScript } from './bench/bundle.ts'
+import { measureIdleConnections, type IdleConnectionsResult } from './bench/connections.ts'
 import { measureStartup, startupBinary, type StartupBinary } from './bench/startup.ts'
 import { localPgServer, openWindow, type MachineWindow } from './bench/machine-cpu.ts'
 
@@ -84,6 +85,8 @@ const S = {
   retentionMaxS: QUICK ? 5 : 120,
   retentionWarmS: QUICK ? 0.5 : 3,
   retentionCheckMs: QUICK ? 250 : 1000, // how often the retention run asks whether expired rows are left
+  idleBound: QUICK ? 50 : 1_000, // --max-connections of the idle-connections figure's serve; 2× that many idle connections are opened
+  idleS: QUICK ? 0.5 : 5, // /health sequentially this long, before and while they are open (under serve's 10 s head timeout)
 }
 
 /** The warm-up of a fresh process's first load: `extraS` longer, its JIT warms too (not with --quick, whose figures only say the harness works). */
@@ -122,7 +125,7 @@ function _machineFields(fig: Measured, base?: Measured): Partial<Figure> {
     host_busy: fig.hostBusy, ...(base ? { baseline_host_busy: base.hostBusy } : {}),
   }
 }
-type Group = 'reads' | 'layers' | 'post' | 'delivery' | 'latency' | 'sustained' | 'isolation' | 'startup' | 'postgres' | 'scale' | 'pg-scale'
+type Group = 'reads' | 'layers' | 'post' | 'delivery' | 'latency' | 'sustained' | 'isolation' | 'connections' | 'startup' | 'postgres' | 'scale' | 'pg-scale'
 interface Ctx { tmp: string; serve: Child; bare: Child; receiver: Child; serveUrl: string; bareUrl: string; rxUrl: string }
 
 async function main(): Promise<void> {
@@ -223,6 +226,9 @@ async function main(): Promise<void> {
     if (await run('isolation')) {
       figures.push(..._isolationFigures('', await _isolation(c, c.serveUrl, writes, sq)))
       figures.push(..._floodFigures('', await _flood(c, c.serveUrl, writes, sq)))
+    }
+    if (await run('connections')) {
+      figures.push(_idleConnectionsFigure(await measureIdleConnections({ root: ROOT, tmp, bound: S.idleBound, durationS: S.idleS })))
     }
     if (await run('startup')) {
       const bin = startupBinary(ROOT, QUICK, _log)
@@ -923,6 +929,16 @@ async function _hostile(db: BenchDb, name: string, url: string, deliveries: numb
     await sleep(20)
   }
   return hostile
+}
+
+/** /health on an open keep-alive connection while 2× --max-connections idle connections are open (CONTRACT §16: within 1 s). */
+function _idleConnectionsFigure(r: IdleConnectionsResult): Figure {
+  return {
+    id: 'idle-connections-health-p99', name: `/health p99 on an open connection, ${r.opened} idle connections against --max-connections ${r.bound}`, unit: 'ms',
+    value: r.p99, baseline: r.before.p99, ratio: r.p99 / r.before.p99, target: '≤ 1000 ms', pass: r.p99 <= 1000, cpuUs: null, baselineCpuUs: null,
+    samples: r.n, p50_ms: r.p50, max_ms: r.max, baseline_p50_ms: r.before.p50, refused_at_once: r.refused, held_open: r.held,
+    notes: `baseline: the same connection before the idle ones came; ${r.refused} closed at once, ${r.held} held open sending nothing (serve: the real CLI)`,
+  }
 }
 
 function _isolationFigures(prefix: string, iso: Awaited<ReturnType<typeof _isolation>>): Figure[] {

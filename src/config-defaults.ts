@@ -19,5 +19,6 @@ export const DEFAULT_CONFIG: Config = {
   tlsCert: null,
   tlsKey: null,
   dashboard: true,
+  maxConnections: null,
   publicUrl: null,
 }

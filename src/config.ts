@@ -26,6 +26,8 @@ export interface Config {
   tlsKey: string | null
   /** The administration dashboard at /dashboard and its sessions (CONTRACT §14). */
   dashboard: boolean
+  /** Open connections at most (CONTRACT §16); null: derived from the open-file limit when serve starts (http/connections.ts). */
+  maxConnections: number | null
   /** The address clients reach serve at (behind a proxy): dashboard links use it instead of the request's Host. */
   publicUrl: string | null
 }
@@ -70,6 +72,7 @@ const ConfigSchema = v.object({
   dashboard: v.optional(bool),
   tlsCert: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
   tlsKey: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
+  maxConnections: v.optional(int(1, 1_000_000)),
   publicUrl: v.optional(v.pipe(
     v.string(),
     v.check(_httpUrl, 'must be an http(s) URL such as https://travelops.example.com'),
@@ -114,6 +117,7 @@ export function resolveConfig(options: Record<string, unknown>): Config {
     tlsCert: o.tlsCert ?? null,
     tlsKey: o.tlsKey ?? null,
     dashboard: o.dashboard ?? DEFAULT_CONFIG.dashboard,
+    maxConnections: o.maxConnections ?? DEFAULT_CONFIG.maxConnections,
     publicUrl: o.publicUrl ?? null,
   }
 }

@@ -2,6 +2,7 @@ import { toNodeHandler } from 'h3/node'
 import { createApp } from './app.ts'
 import { applyServeV8Flags } from './node-flags.ts'
 import { listenStrict, type Listening } from './http/listen.ts'
+import { defaultMaxConnections } from './http/connections.ts'
 import { createMetrics } from './http/metrics.ts'
 import type { Config } from './config.ts'
 import type { AppDeps } from './context.ts'
@@ -65,9 +66,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const notify: AppDeps['notify'] = (fresh) => worker.wake(fresh)
   const deps: AppDeps = { db: opened.db, engine, clock, config, logger, notify, lease: (tenantId) => worker.lease(tenantId), resolve: opts.resolve, metrics }
   const app = createApp(deps)
+  const maxConnections = config.maxConnections ?? defaultMaxConnections()
   let listening: Listening
   try {
-    listening = await listenStrict(toNodeHandler(app.h3), { host: config.host, port: config.port, tlsCert: config.tlsCert, tlsKey: config.tlsKey })
+    listening = await listenStrict(toNodeHandler(app.h3), { host: config.host, port: config.port, tlsCert: config.tlsCert, tlsKey: config.tlsKey, maxConnections })
   } catch (err) {
     await worker.stop(0)
     await checkpointer?.stop()
@@ -77,7 +79,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   }
   const { server, url } = listening
   applyServeV8Flags()
-  logger.info('travelops started', { version: VERSION, engine, db: engine === 'sqlite' ? config.db : redactUrl(config.db), url })
+  logger.info('travelops started', { version: VERSION, engine, db: engine === 'sqlite' ? config.db : redactUrl(config.db), url, maxConnections })
 
   const pruner = startPruner({ db: opened.db, retentionMs: config.retentionMs, clock, logger, room: checkpointer?.room })
   // Hourly housekeeping; stop() ends it between two statements and waits for it.

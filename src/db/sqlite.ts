@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { chmodSync, closeSync, existsSync, openSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, openSync, readSync } from 'node:fs'
 import { isSea } from 'node:sea'
 import { loadSeaNativeAddon } from './native-addon.ts'
 
@@ -43,14 +43,44 @@ export function openSqlite(file: string, opts: { readonly?: boolean } = {}): Sql
 }
 
 /**
- * Opens an existing file only to look at it: read-only, no pragmas, nothing written (not even
- * a -wal file for a database that is not in WAL mode). Throws when the file is missing or is not
- * a SQLite database.
+ * Opens an existing file only to look at it: no pragmas, nothing written, and no -wal or -shm
+ * file left beside it (CONTRACT §16: refusing a database writes nothing). Throws when the file is
+ * missing or is not a SQLite database.
+ *
+ * A read-only connection to a file in WAL mode creates the -wal and -shm files when they are
+ * missing and, being read-only, cannot remove them again. So a WAL-mode file without a -wal
+ * (nothing to recover: every commit is in the file) is opened read-write instead and only read:
+ * SQLite removes the -wal and -shm it made when its last connection closes (an empty WAL: no
+ * checkpoint writes a page). Any other file (rollback journal, or a WAL already there, whose
+ * owner keeps its files) is opened read-only, as SQLite then creates nothing beside it.
  */
 export function openSqliteToInspect(file: string): SqliteDatabase {
-  const options: Database.Options = { readonly: true, fileMustExist: true }
+  const options: Database.Options = { readonly: !_walWithoutLog(file), fileMustExist: true }
   if (isSea()) options.nativeBinding = loadSeaNativeAddon() as unknown as string
   const db = new Database(file, options)
-  db.prepare('SELECT count(*) FROM sqlite_schema').get() // "file is not a database" shows here
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_schema').get() // "file is not a database" shows here
+  } catch (err) {
+    db.close()
+    throw err
+  }
   return db
+}
+
+/** A SQLite file whose header says WAL (read and write versions 2) and that has no -wal beside it. */
+function _walWithoutLog(file: string): boolean {
+  if (file === ':memory:' || existsSync(`${file}-wal`)) return false
+  const header = Buffer.alloc(20)
+  let fd: number
+  try {
+    fd = openSync(file, 'r')
+  } catch {
+    return false
+  }
+  try {
+    if (readSync(fd, header, 0, 20, 0) < 20) return false
+  } finally {
+    closeSync(fd)
+  }
+  return header.toString('latin1', 0, 16) === 'SQLite format 3\0' && header[18] === 2 && header[19] === 2
 }

@@ -16,7 +16,7 @@ export type SendRequest = {
   key?: string
 }
 export type SendResult = {
-  /** HTTP status, or null when no complete response arrived in time. */
+  /** HTTP status, or null when no status arrived in time (one whose body was then cut off counts: `error` says so). */
   responseCode: number | null
   durationMs: number
   error: string | null
@@ -238,7 +238,11 @@ class _Exchange implements Dispatcher.DispatchHandler {
     // Shutdown: before any answer it was not an attempt at all; after the answer's headers, the answer counts.
     if (this.ended === 'aborted') return this._settle(this.status === null ? { ..._NOTHING, error: 'aborted', aborted: true } : { ..._NOTHING, responseCode: this.status })
     const timedOut = this.ended === 'timeout' || err instanceof this.u.errors.HeadersTimeoutError || err instanceof this.u.errors.BodyTimeoutError
-    this._settle({ ..._NOTHING, error: timedOut ? `timeout after ${this.timeoutMs} ms` : _describe(err) })
+    const error = timedOut ? `timeout after ${this.timeoutMs} ms` : _describe(err)
+    // The status and headers arrived and the deadline cut the body off: the answer counts, as it
+    // stands; a connection broken mid-body stays an error (docs/decisions/0418-answer-cut-off-by-the-deadline.md).
+    if (timedOut && this.status !== null) return this._answered(`${error}: the response body was cut off`)
+    this._settle({ ..._NOTHING, error })
   }
 
   /** The caller's signal: shutdown. */
@@ -255,11 +259,12 @@ class _Exchange implements Dispatcher.DispatchHandler {
     if (!this.settled) this.onResponseError(null, new Error(why))
   }
 
-  private _answered(): void {
+  /** The answer as it arrived: status, Retry-After, the kept body; `error` when its body did not end. */
+  private _answered(error: string | null = null): void {
     if (this.settled) return
     // stream: true holds back a UTF-8 sequence cut in half by the limit instead of emitting U+FFFD
     const body = this.kept.length === 0 ? '' : new TextDecoder().decode(this.kept.length === 1 ? this.kept[0] : Buffer.concat(this.kept), { stream: this.seen > this.keptBytes })
-    this._settle({ responseCode: this.status, durationMs: 0, error: null, responseBody: body, ...(this.retryAfter !== undefined ? { retryAfter: this.retryAfter } : {}) })
+    this._settle({ responseCode: this.status, durationMs: 0, error, responseBody: body, ...(this.retryAfter !== undefined ? { retryAfter: this.retryAfter } : {}) })
   }
 
   private _settle(result: SendResult): void {

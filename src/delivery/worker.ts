@@ -9,6 +9,7 @@ import { ClaimFailed, READY_CAP, type Claim, type DeliveryStore, type Disabled, 
 import { deferredRetryAt, nextRetryAt, parseRetryAfter } from './retry.ts'
 import type { Sender, SendRequest, SendResult } from './send.ts'
 import { signPayload, standardSignature } from './sign.ts'
+import { sendableCustomHeaders } from '../lib/http-headers.ts'
 
 export interface WorkerOptions {
   store: DeliveryStore
@@ -634,7 +635,7 @@ export function startWorker(o: WorkerOptions): Worker {
       url: job.url,
       body: job.payload,
       headers: {
-        ...job.headers,
+        ...sendableCustomHeaders(job.headers),
         'Content-Type': 'application/json',
         'User-Agent': o.userAgent,
         // The envelope's id and timestamp are the event row's (events/emit.ts writes both).

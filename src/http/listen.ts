@@ -1,5 +1,6 @@
 import type { RequestListener, Server } from 'node:http'
 import type { Server as HttpsServer } from 'node:https'
+import { boundConnections } from './connections.ts'
 
 export interface Listening {
   server: Server | HttpsServer
@@ -13,9 +14,10 @@ export interface Listening {
  * port with get-port-please, which by default moves on to a neighbouring port when the one asked
  * is taken, and turns 0 into 3000; `random` and empty port ranges make it strict. Its own
  * extras (URL banner, QR code, tunnel, signal handling, clipboard, browser) stay off: `serve`
- * prints its one line and stops itself.
+ * prints its one line and stops itself. The server's connections are bounded as §16 says
+ * (connections.ts).
  */
-export async function listenStrict(handler: RequestListener, o: { host: string; port: number; tlsCert: string | null; tlsKey: string | null }): Promise<Listening> {
+export async function listenStrict(handler: RequestListener, o: { host: string; port: number; tlsCert: string | null; tlsKey: string | null; maxConnections: number }): Promise<Listening> {
   const { listen } = await import('listhen')
   const none = [] as unknown as [number, number]
   let listener
@@ -32,7 +34,7 @@ export async function listenStrict(handler: RequestListener, o: { host: string; 
     throw new Error(`cannot listen on ${o.host}:${o.port}: ${msg}`)
   }
   const server = listener.server
-  server.keepAliveTimeout = 5_000
+  boundConnections(server as Server, o.maxConnections)
   const host = o.host.includes(':') ? `[${o.host}]` : o.host
   return { server, url: `${listener.https ? 'https' : 'http'}://${host}:${listener.address.port}` }
 }

@@ -55,6 +55,20 @@ scenarios<F>('webhook subscriptions and deliveries API', async (base) => {
       assert.deepEqual(r.body.error.details.map((d: { path: string }) => d.path).sort(),
         ['headers.Bad Name', 'headers.Connection', 'headers.Expect', 'headers.Proxy-Authorization', 'headers.TE', 'headers.Trailer', 'headers.Transfer-Encoding', 'headers.UPGRADE', 'headers.keep-alive'])
     } },
+  // CONTRACT §16: every name about the connection, the body's framing or the path it came by, one scenario each, any case.
+  ...['Host', 'connection', 'Keep-Alive', 'UPGRADE', 'TE', 'Trailer', 'Transfer-Encoding', 'Content-Encoding', 'content-language', 'Content-MD5',
+    'Proxy-Authorization', 'Forwarded', 'X-Forwarded-For', 'x-forwarded-proto', 'Cookie'].map((name) => ({
+    name: `refused header name: ${name}`, method: 'POST' as const, path: '/v1/webhooks', body: body({ headers: { [name]: 'v', 'X-Ok': 'fine' } }), status: 422,
+    check: (r: { body: { error: { details: { path: string; message: string }[] } } }) => {
+      assert.deepEqual(r.body.error.details.map((d) => d.path), [`headers.${name}`])
+      assert.match(firstDetail(r).message, new RegExp(`^header '${name}' .*cannot be set$`))
+    },
+  })),
+  { name: 'Authorization is allowed and its value never returned', method: 'POST', path: '/v1/webhooks', body: body({ headers: { Authorization: 'Bearer receiver-token-xyz' } }), status: 201,
+    check: (r) => {
+      assert.ok(!r.text.includes('receiver-token-xyz'))
+      assert.deepEqual(r.body.data.header_names, ['Authorization'])
+    } },
   { name: 'header values: non-ASCII, control characters, leading or trailing spaces', method: 'POST', path: '/v1/webhooks',
     body: body({ headers: { 'X-Euro': '10 €', 'X-Ctl': 'a\u0001b', 'X-Tab': 'a\tb', 'X-Lead': ' a', 'X-Trail': 'a ', 'X-Del': 'a\u007fb', 'X-Fine': 'Bearer abc=/+' } }),
     status: 422, check: (r) => {

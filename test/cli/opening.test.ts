@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { migrate } from '../../src/db/migrate.ts'
 import { loadMigrationFiles } from '../../src/db/migration-files.ts'
@@ -33,6 +33,8 @@ const COMMANDS = (dir: string) => [
 ]
 
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex')
+/** The files SQLite keeps beside a database (-wal, -shm, -journal): CONTRACT §16, a refusal leaves none. */
+const beside = (file: string) => readdirSync(dirname(file)).filter((n) => n.startsWith(`${basename(file)}-`))
 
 describe('opening safely', () => {
   let dir: string
@@ -58,12 +60,14 @@ describe('opening safely', () => {
     const db = openSqlite(foreign)
     db.exec("CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO products (name) VALUES ('kettle')")
     db.close()
+    assert.deepEqual(beside(foreign), [], 'closed cleanly: no WAL left')
     const before = sha(foreign)
     for (const args of [...COMMANDS(dir), ['migrate'], ['serve', '--port', '0']]) {
       const r = await runCli([...args, '--db', foreign])
       assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`)
       assert.match(r.stderr, /is not a travelops database: it holds other tables \(products\)/, args.join(' '))
       assert.equal(sha(foreign), before, `${args.join(' ')} changed the file`)
+      assert.deepEqual(beside(foreign), [], `${args.join(' ')} left files beside it`)
     }
     const after = openSqlite(foreign, { readonly: true })
     assert.deepEqual(after.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all(), [{ name: 'products' }])
@@ -87,12 +91,14 @@ describe('opening safely', () => {
     migrate(db)
     db.prepare("INSERT INTO schema_migrations (name, checksum, applied_at) VALUES ('9001_from_the_future.sql', 'x', '2027-01-01T00:00:00.000Z')").run()
     db.close()
+    assert.deepEqual(beside(newer), [], 'closed cleanly: no WAL left')
     const before = sha(newer)
     for (const args of [...COMMANDS(dir), ['migrate'], ['serve', '--port', '0']]) {
       const r = await runCli([...args, '--db', newer])
       assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`)
       assert.match(r.stderr, new RegExp(`was migrated by a newer travelops: it has 9001_from_the_future\\.sql applied, and this build knows migrations up to ${LATEST}`), args.join(' '))
       assert.equal(sha(newer), before, `${args.join(' ')} changed the file`)
+      assert.deepEqual(beside(newer), [], `${args.join(' ')} left files beside it`)
     }
   })
 

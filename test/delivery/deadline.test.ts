@@ -40,7 +40,7 @@ describe('every attempt ends by the deadline + 1 s', () => {
     throw new Error('attempts did not finish')
   }
 
-  for (const [name, reply] of [['never answers', { hang: true }], ['sends headers, then stalls the body', { status: 200, hang: 'after-headers' }]] as const) {
+  for (const [name, reply, code] of [['never answers', { hang: true }, null], ['sends headers, then stalls the body', { status: 200, hang: 'after-headers' }, 200]] as const) {
     test(`a receiver that ${name}: more deliveries than connections, each attempt a timeout within the bound`, async () => {
       const rx = await startReceiver({ respond: () => reply })
       receivers.push(rx)
@@ -49,12 +49,39 @@ describe('every attempt ends by the deadline + 1 s', () => {
       for (let i = 0; i < 12; i++) await t.request('POST', '/v1/customers', { body: { firstName: 'A', lastName: String(i), email: `a${i}@example.com` } })
       const log = await attemptsOf(wh, 12)
       for (const a of log) {
-        assert.equal(a.response_code, null)
+        assert.equal(a.response_code, code, 'a status that arrived is kept')
         assert.match(a.error, /timeout/)
         assert.ok(a.duration_ms <= TIMEOUT_MS + 1000, `attempt took ${a.duration_ms} ms`)
       }
     })
   }
+
+  test('a receiver that answers 200 at once and trickles its body past the deadline: its 200 and the body so far are recorded, and it counts', async () => {
+    const rx = await startReceiver({ respond: () => ({ status: 200, body: 'ok', trickleMs: 50 }) })
+    receivers.push(rx)
+    const wh = (await t.request('POST', '/v1/webhooks', { body: { url: rx.url, events: ['customer.created'], secret: SECRET } })).body.data.id
+    await t.request('POST', '/v1/customers', { body: { firstName: 'T', lastName: 'Rickle', email: 'trickle@example.com' } })
+    const [a] = await attemptsOf(wh, 1)
+    assert.equal(a.response_code, 200)
+    assert.equal(a.error, `timeout after ${TIMEOUT_MS} ms: the response body was cut off`)
+    assert.match(a.response_body, /^ok\.+$/)
+    assert.ok(a.duration_ms <= TIMEOUT_MS + 1000, `attempt took ${a.duration_ms} ms`)
+    const d = (await t.request('GET', `/v1/webhooks/deliveries?webhook_id=${wh}`)).body.data[0]
+    assert.equal(d.status, 'delivered')
+    assert.equal(d.next_retry_at, null)
+  })
+
+  test('a 503 with Retry-After whose body trickles past the deadline: the status is recorded and its Retry-After sets the retry', async () => {
+    const rx = await startReceiver({ respond: () => ({ status: 503, headers: { 'Retry-After': '7200' }, trickleMs: 50 }) })
+    receivers.push(rx)
+    const wh = (await t.request('POST', '/v1/webhooks', { body: { url: rx.url, events: ['customer.created'], secret: SECRET } })).body.data.id
+    await t.request('POST', '/v1/customers', { body: { firstName: 'T', lastName: 'Busy', email: 'busy@example.com' } })
+    const [a] = await attemptsOf(wh, 1)
+    assert.equal(a.response_code, 503)
+    const d = (await t.request('GET', `/v1/webhooks/deliveries?webhook_id=${wh}`)).body.data[0]
+    assert.equal(d.status, 'failed')
+    assert.ok(Date.parse(d.next_retry_at) - Date.parse(a.at) >= 7_100_000, `retry at ${d.next_retry_at} after ${a.at}`)
+  })
 
   test('a request queued behind a busy connection in the HTTP client still ends on time', async () => {
     const rx = await startReceiver({ respond: () => ({ hang: true }) })

@@ -45,6 +45,23 @@ describe('webhook delivery to real receivers', () => {
     await Promise.all(receivers.map((r) => r.close()))
   })
 
+  test('a stored subscription holding headers refused since is sent without them, the rest as stored', async () => {
+    const rx = await receiver()
+    const wh = await subscribe(t, `${rx.url}/stored-headers`, ['customer.created'], { headers: { 'X-Partner': 'acme', Authorization: 'Bearer rx-token' } })
+    // Written before §16 refused these names (or by hand): the API would now answer 422 for each.
+    const stored = { 'X-Partner': 'acme', Authorization: 'Bearer rx-token', Cookie: 'a=1', 'Content-Encoding': 'gzip', 'X-Forwarded-For': '10.0.0.1', Host: 'elsewhere.example', Forwarded: 'for=1.2.3.4' }
+    await app.server.deps.db.updateTable('webhooks').set({ headers: JSON.stringify(stored) } as never).where('id', '=', wh).execute()
+    await t.request('POST', '/v1/customers', { body: { firstName: 'Stored', lastName: 'Headers', email: 'stored@example.com' } })
+    const [got] = await rx.waitFor(1)
+    assert.equal(got!.headers['x-partner'], 'acme')
+    assert.equal(got!.headers.authorization, 'Bearer rx-token')
+    for (const name of ['cookie', 'content-encoding', 'x-forwarded-for', 'forwarded']) assert.equal(got!.headers[name], undefined, name)
+    assert.equal(got!.headers.host, new URL(rx.url).host)
+    JSON.parse(got!.body)
+    const [d] = await until(() => deliveriesOf(t, wh), (ds) => ds[0]?.status === 'delivered', 'delivered')
+    assert.equal(d.status, 'delivered')
+  })
+
   test('an order event arrives signed, with every header, and the body equals the stored payload', async () => {
     const rx = await receiver()
     const wh = await subscribe(t, `${rx.url}/hooks/travelops`, ['order.created'], { headers: { 'X-Partner': 'acme' } })

@@ -124,13 +124,14 @@ describe('sender (allowPrivate: true) against a real receiver', () => {
       }
     }))
 
-  it('counts the body in the deadline: headers then a body that never ends → timeout', () =>
+  it('counts the body in the deadline: headers then a body that never ends → timeout, the status and the body so far kept', () =>
     withReceiver(startReceiver({ respond: () => ({ status: 200, body: 'partial', hang: 'after-headers' }) }), async (rx) => {
       const quick = createSender({ timeoutMs: 300, allowPrivate: true, userAgent: 'travelops/0.1.0' })
       try {
         const res = await quick.send({ url: rx.url, body, headers })
-        assert.equal(res.responseCode, null)
-        assert.equal(res.error, 'timeout after 300 ms')
+        assert.equal(res.responseCode, 200)
+        assert.equal(res.error, 'timeout after 300 ms: the response body was cut off')
+        assert.equal(res.responseBody, 'partial')
       } finally {
         await quick.close()
       }

@@ -13,7 +13,8 @@ import type { AddressInfo } from 'node:net'
  *   await rx.close()                              // also cuts hanging connections
  *
  * Default reply: 200 with an empty body. A `Reply` may delay the answer (`delayMs`), never
- * answer (`hang: true`), or send status, headers and body but never finish (`hang: 'after-headers'`).
+ * answer (`hang: true`), send status, headers and body but never finish (`hang: 'after-headers'`),
+ * or send them and then a byte of body every `trickleMs` until the connection closes.
  */
 
 export type ReceivedRequest = {
@@ -32,6 +33,7 @@ export type Reply = {
   headers?: Record<string, string>
   delayMs?: number
   hang?: true | 'after-headers'
+  trickleMs?: number
 }
 /** `n` counts from 0: the first request is n = 0. */
 export type Responder = (req: ReceivedRequest, n: number) => Reply | Promise<Reply>
@@ -75,6 +77,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     const answer = () => {
       res.writeHead(reply.status ?? 200, reply.headers)
       if (reply.hang === 'after-headers') res.write(reply.body ?? ' ')
+      else if (reply.trickleMs !== undefined) _trickle(res, reply.body ?? ' ', reply.trickleMs)
       else res.end(reply.body ?? '')
     }
     if (reply.delayMs === undefined) return answer()
@@ -83,6 +86,15 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       answer()
     }, reply.delayMs)
     timers.add(timer)
+  }
+  function _trickle(res: ServerResponse, first: string, everyMs: number): void {
+    res.write(first)
+    const timer = setInterval(() => res.write('.'), everyMs)
+    timers.add(timer)
+    res.on('close', () => {
+      clearInterval(timer)
+      timers.delete(timer)
+    })
   }
   server.on('connection', () => connections++)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

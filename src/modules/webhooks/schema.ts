@@ -5,7 +5,7 @@ import { TimestampQuery } from '../fields.ts'
 import * as out from '../view-fields.ts'
 import { EventView } from './event-view.ts'
 
-const RESERVED = /^(content-type|content-length|host|user-agent|x-webhook-.*|webhook-(id|timestamp|signature))$/i
+const RESERVED = /^(user-agent|x-webhook-.*|webhook-(id|timestamp|signature))$/i
 
 export const WebhookUrl = v.pipe(
   v.string(),
@@ -30,7 +30,7 @@ export const WebhookEvents = v.pipe(
 
 export const WebhookSecret = v.pipe(v.string(), v.minLength(16, 'must be 16-256 characters'), v.maxLength(256, 'must be 16-256 characters'))
 
-/** Custom headers (CONTRACT §7, §9): token names that are neither ours nor connection-specific, printable ASCII values. */
+/** Custom headers (CONTRACT §7, §9, §16): token names that are neither ours nor about the connection, body or path, printable ASCII values. */
 export const WebhookHeaders = v.pipe(
   v.record(
     v.pipe(
