@@ -7,6 +7,7 @@ const _deps = async () => ({
   ...(await import('../src/lib/duration.ts')),
   ...(await import('../src/modules/dashboard/sessions.ts')),
   ...(await import('./short-ids.ts')),
+  ...(await import('../src/db/serve-record.ts')),
 })
 
 /** Where `serve` listens by the same environment it reads (PORT, TRAVELOPS_TLS_CERT): the link's default base. */
@@ -21,13 +22,14 @@ export function dashboardCommand(): Command {
   dataCommand(cmd.command('link').description('print a one-time sign-in URL: the operator\'s (every tenant), or one tenant\'s with --tenant'))
     .option('--tenant <ten_id>', 'a link that sees this tenant only (a unique prefix of the id is enough)')
     .option('--expires-in <duration>', 'how long the link can be used, <integer><s|m|h|d> from 1s to 7d, e.g. 15m, 2h (default: 15m)', '15m')
-    .option('--base-url <url>', 'the address browsers reach serve at (default: http://localhost:$PORT, https with TRAVELOPS_TLS_CERT; port 3000)')
+    .option('--base-url <url>', 'the address browsers reach serve at (default: the running serve\'s address, else http://localhost:$PORT, https with TRAVELOPS_TLS_CERT; port 3000)')
     .addHelpText('after', '\nThe link works once; the session it opens lasts 12 h (sign out, or `dashboard revoke`, ends it earlier).\n\nExamples:\n  $ travelops dashboard link\n  $ travelops dashboard link --tenant ten_019ab3c4 --expires-in 1h --json')
-    .action((opts) => withDb(opts, async ({ db }) => {
-      const { parseDuration, durationError, LINK_LIFETIME, issueLink, linkUrl, resolveId } = await _deps()
+    .action((opts) => withDb(opts, async ({ db, engine }) => {
+      const { parseDuration, durationError, LINK_LIFETIME, issueLink, linkUrl, resolveId, runningServeUrl } = await _deps()
       const ttl = parseDuration(String(opts.expiresIn), LINK_LIFETIME)
       if (ttl === null) throw new CliError(`--expires-in ${durationError(String(opts.expiresIn), LINK_LIFETIME)}`, 2)
-      const base = String(opts.baseUrl ?? _defaultBase())
+      // An address given wins (a proxy's public one); else where the database's serve listens.
+      const base = String(opts.baseUrl ?? (await runningServeUrl(db, engine)) ?? _defaultBase())
       let parsed: URL
       try {
         parsed = new URL(base)

@@ -83,12 +83,37 @@ export function keysCommand(): Command {
     }))
   dataCommand(cmd.command('revoke').description('revoke a key; it stops working at once, also for a running server'))
     .argument('<key_id>', 'id of the key (key_…; a unique prefix is enough)')
-    .addHelpText('after', '\nExample:\n  $ travelops keys revoke key_019ab3c4-9f10')
+    .option('-y, --yes', 'revoke without asking (needed when stdin/stderr is not a terminal)')
+    .option('--dry-run', 'only say what would be revoked; change nothing (--json: { "revoked": 0, "would_revoke": 0|1, "key" })')
+    .addHelpText('after', '\nExamples:\n  $ travelops keys revoke key_019ab3c4-9f10\n  $ travelops keys revoke key_019ab3c4-9f10 --yes --json')
     .action((input: string, opts) => withDb(opts, async ({ db }) => {
-      const { resolveId, revokeKey } = await _deps()
-      const key = await revokeKey(db, await resolveId(db, 'api_keys', 'key', input, 'key'), new Date())
+      const { resolveId, getKey, revokeKey } = await _deps()
+      const found = await getKey(db, await resolveId(db, 'api_keys', 'key', input, 'key'))
+      if (!found) throw new CliError(`no key ${input}`)
+      const what = `key ${found.id}${found.name ? ` (${found.name})` : ''} of tenant ${found.tenant_id}`
+      const live = found.revoked_at === null
+      if (opts.dryRun) {
+        print(opts, { revoked: 0, would_revoke: live ? 1 : 0, key: found }, () => live
+          ? `would revoke ${what} (dry run: nothing was changed)`
+          : `${what} was already revoked at ${found.revoked_at} (dry run: nothing was changed)`)
+        return
+      }
+      if (live && !opts.yes) await _confirm(what)
+      const key = await revokeKey(db, found.id, new Date())
       if (!key) throw new CliError(`no key ${input}`)
       print(opts, { revoked: 1, key }, () => `revoked key ${key.id} at ${key.revoked_at}`)
     }))
   return cmd
+}
+
+/**
+ * Revoking a live key goes ahead only when confirmed: asked on a terminal, refused with exit 2
+ * without one, so a script must say `--yes` (as `deliveries replay`).
+ */
+async function _confirm(what: string): Promise<void> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    throw new CliError(`this would revoke ${what}, and there is no terminal to confirm on: pass --yes to revoke it, or --dry-run to only check`, 2)
+  }
+  const { askYesNo } = await import('./prompt.ts')
+  if (!(await askYesNo(`revoke ${what}? It stops working at once.`))) throw new CliError('cancelled; the key was not revoked')
 }

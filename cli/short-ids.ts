@@ -4,8 +4,8 @@ import { CliError } from './util.ts'
 // Short ids for human tables, as git shows commits: the shortest prefix (at least the type and
 // 8 characters) that names one record in the whole table, not only among the rows shown, so
 // it can be typed back into `show`, `retry`, `revoke`, `--tenant` or `--webhook`. Ids are
-// `<type>_<UUIDv7>`: the first characters are the time, so records made in the same second
-// need a few more. Loaded lazily by the commands that print or accept them.
+// `<type>_<UUID>` whose first 12 hex digits are a 256 ms window and a count (lib/ids.ts), so
+// even the records of one fan-out differ within them. Loaded lazily by the commands that print or accept them.
 
 export type IdTable = 'tenants' | 'api_keys' | 'webhooks' | 'deliveries'
 

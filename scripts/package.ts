@@ -19,6 +19,7 @@ import { inject } from 'postject'
 import { readMigrationDir, type MigrationFile } from '../src/db/migration-files.ts'
 import { NATIVE_ADDON_ASSET } from '../src/db/native-addon.ts'
 import { buildDashboard, type BuiltDashboard } from '../src/dashboard/build.ts'
+import { buildDocs } from '../src/docs/build.ts'
 import { NODE_FLAGS } from '../src/node-flags.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -114,6 +115,8 @@ async function _bundle(migrations: MigrationFile[], dashboard: BuiltDashboard): 
       __TRAVELOPS_ADDON_SHA256__: JSON.stringify(createHash('sha256').update(readFileSync(ADDON)).digest('hex')),
       // The dashboard's built files: the executable serves them without esbuild or node_modules.
       __TRAVELOPS_DASHBOARD__: JSON.stringify(dashboard),
+      // The API reference page's files (/docs: Redoc's bundle and its start script).
+      __TRAVELOPS_DOCS__: JSON.stringify(buildDocs(ROOT)),
       // CommonJS has no import.meta; give the few modules that read it a real file URL.
       'import.meta.url': '__travelops_import_meta_url',
       'import.meta.filename': '__filename',

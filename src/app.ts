@@ -4,6 +4,8 @@ import type { AppDeps, TenantContext } from './context.ts'
 import { authenticate, authenticateSession, cookieValue, type Caller } from './http/auth.ts'
 import { SESSION_COOKIE } from './modules/dashboard/sessions.ts'
 import { serveDashboard } from './dashboard/serve.ts'
+import { serveDocs } from './docs/serve.ts'
+import { rootIndex } from './http/root-index.ts'
 import type { Method, RouteDef } from './http/define-route.ts'
 import { ApiError, badRequest, forbidden, notFound } from './http/errors.ts'
 import { isRetryable, isUniqueViolation } from './db/pg-common.ts'
@@ -55,10 +57,13 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
 
   app.use(async (event) => {
     const started = performance.now()
-    if (deps.metrics && event.url.pathname === '/metrics' && event.req.method === 'GET') {
+    const head = event.req.method === 'HEAD'
+    if (deps.metrics && event.url.pathname === '/metrics' && (head || event.req.method === 'GET')) {
       const m = await deps.metrics.render()
-      return new FastResponse(m.body, { status: 200, headers: { 'content-type': m.contentType, 'cache-control': 'no-store', ...SECURITY_HEADERS } })
+      const headers = { 'content-type': m.contentType, 'cache-control': 'no-store', ...SECURITY_HEADERS }
+      return head ? _bodiless(200, headers, m.body) : new FastResponse(m.body, { status: 200, headers })
     }
+    if (event.url.pathname === '/docs' || event.url.pathname.startsWith('/docs/')) return serveDocs(event, deps)
     if (deps.config.dashboard && (event.url.pathname === '/dashboard' || event.url.pathname.startsWith('/dashboard/'))) {
       return serveDashboard(event, deps)
     }
@@ -74,7 +79,8 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
     const headers = _headers(out, state)
     if (deps.metrics) {
       const meta = event.context.matchedRoute?.meta as { route?: RouteDef } | undefined
-      deps.metrics.request(event.req.method, meta?.route?.path ?? event.context.matchedRoute?.route ?? 'unmatched', out.status, (performance.now() - started) / 1000)
+      const label = meta?.route?.path ?? event.context.matchedRoute?.route ?? (event.url.pathname === '/' ? '/' : 'unmatched')
+      deps.metrics.request(event.req.method, label, out.status, (performance.now() - started) / 1000)
     }
     deps.logger.info('request', {
       request_id: state.requestId, method: event.req.method, path: event.url.pathname, status: out.status,
@@ -86,6 +92,7 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
     // streamed (chunked, two writes) and its Headers built and read back.
     // A large body goes out as UTF-8 bytes made once: a string would be held (as UTF-16 when it
     // has non-Latin-1 text) while a slow reader drains its socket, and encoded again meanwhile.
+    if (head) return _bodiless(out.status, headers, out.body)
     const body = typeof out.body === 'string' && out.body.length > _BUFFER_BODY_CHARS ? Buffer.from(out.body) : out.body
     return new FastResponse(body, { status: out.status, headers })
   })
@@ -98,9 +105,11 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
     byPath.set(route.path, [...methods, route.method])
     // The route runs in the middleware above, after the guard; h3 only matches it.
     app.on(route.method, route.path, () => undefined, { meta: { route } })
+    // HEAD is GET without the body (CONTRACT §16): the same route, guard and headers; see _bodiless().
+    if (route.method === 'GET') app.on('HEAD', route.path, () => undefined, { meta: { route } })
   }
   // Any other method on a known path: 405 with Allow.
-  for (const [path, methods] of byPath) app.all(path, () => undefined, { meta: { allow: methods.join(', ') } })
+  for (const [path, methods] of byPath) app.all(path, () => undefined, { meta: { allow: _allow(methods) } })
 
   return {
     h3: app, routes, fetch: (req) => Promise.resolve(app.fetch(req)),
@@ -109,6 +118,21 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
 }
 
 type Limiters = { keys: Limiter; sessions: Limiter }
+
+function _allow(methods: readonly Method[]): string {
+  return methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])).join(', ')
+}
+
+/**
+ * The answer to a HEAD: GET's status and headers, with the Content-Length its body would have
+ * had (a streamed body has none, as GET's is chunked), and no body. A stream is cancelled.
+ */
+function _bodiless(status: number, headers: Record<string, string>, body: Executed['body']): Response {
+  if (typeof body === 'string') headers['content-length'] = String(Buffer.byteLength(body))
+  else if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length)
+  else void body.cancel().catch(() => undefined)
+  return new FastResponse(null, { status, headers })
+}
 
 /** The caller of a request: its API key, or else (dashboard on) its dashboard session's cookie. */
 function _caller(deps: AppDeps, event: H3Event): Promise<Caller> {
@@ -130,6 +154,10 @@ async function _guard(event: H3Event, state: RequestState, deps: AppDeps, limite
     throw badRequest('Malformed percent-encoding in the request path')
   }
   if (!route) {
+    if (event.url.pathname === '/') {
+      if (event.req.method === 'GET' || event.req.method === 'HEAD') return { status: 200, body: rootIndex(deps) }
+      throw new ApiError(405, 'method_not_allowed', `Method ${event.req.method} is not allowed on /`, undefined, { Allow: 'GET, HEAD' })
+    }
     // Under /v1 a valid key is counted and answered with its tenant and rate-limit headers here
     // too (a 429 past its limit); without one, or with a bad one, this stays a plain 404/405.
     const caller = /^\/v1(\/|$)/.test(event.url.pathname) ? await _caller(deps, event).catch(() => undefined) : undefined

@@ -23,6 +23,7 @@ import { startPruner } from './db/retention.ts'
 import { startCheckpointer } from './db/checkpointer.ts'
 import { migrate } from './db/migrate.ts'
 import { acquireServeLock, assertNoOtherServe } from './db/process-lock.ts'
+import { recordServeUrl } from './db/serve-record.ts'
 import { randomUUID } from 'node:crypto'
 import { systemClock, type Clock } from './lib/clock.ts'
 import { createLogger, type Logger } from './lib/logger.ts'
@@ -50,7 +51,7 @@ export interface StartOptions {
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.logLevel)
   const clock = opts.clock ?? systemClock
-  const { opened, store, unlock, engine } = await _open(config, clock)
+  const { opened, store, unlock, engine, serveId } = await _open(config, clock)
   const checkpointer = opened.sqlite ? startCheckpointer({ file: config.db, db: opened.sqlite, logger }) : undefined
   const userAgent = `travelops/${VERSION}`
   const metrics = config.metrics ? await createMetrics(opened.db, clock) : undefined
@@ -80,6 +81,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const { server, url } = listening
   applyServeV8Flags()
   logger.info('travelops started', { version: VERSION, engine, db: engine === 'sqlite' ? config.db : redactUrl(config.db), url, maxConnections })
+  // `dashboard link` names this address (CONTRACT §16); serve runs on without it.
+  const forgetUrl = await recordServeUrl(opened.db, engine, serveId, url, clock.now())
+    .catch((err: unknown) => { logger.warn('could not record the listening address', { error: String(err) }); return async () => {} })
 
   const pruner = startPruner({ db: opened.db, retentionMs: config.retentionMs, clock, logger, room: checkpointer?.room })
   // Hourly housekeeping; stop() ends it between two statements and waits for it.
@@ -113,6 +117,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await Promise.all([closed, worker.stop(wait), pruner.stop(), housekeeping])
     clearTimeout(timer)
     await app.close()
+    await forgetUrl().catch((err: unknown) => logger.warn('could not remove the listening address', { error: String(err) }))
     await checkpointer?.stop()
     unlock()
     await opened.close()
@@ -126,20 +131,21 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
  * before migrating, so a refused start writes nothing), every lease freed at start.
  * PostgreSQL: any number of serve processes; migrations under an advisory lock.
  */
-async function _open(config: Config, clock: Clock): Promise<{ opened: OpenDb; store: DeliveryStore; unlock: () => void; engine: Engine }> {
+async function _open(config: Config, clock: Clock): Promise<{ opened: OpenDb; store: DeliveryStore; unlock: () => void; engine: Engine; serveId: string }> {
+  const serveId = `srv_${randomUUID()}`
   const health = { disableAfterMs: config.disableAfterMs }
   if (isPostgresUrl(config.db)) {
     const opened = await openDatabase(config.db, { create: true, migrate: true })
     const { pgDeliveryStore } = await import('./db/pg-delivery-store.ts')
-    return { opened, store: pgDeliveryStore(opened.db, config.db, health), unlock: () => {}, engine: 'postgres' }
+    return { opened, store: pgDeliveryStore(opened.db, config.db, health), unlock: () => {}, engine: 'postgres', serveId }
   }
   assertUsable(inspectSqlite(config.db), config.db, { create: true }) // before anything is written
   const opened = openDb(config.db, { migrate: false })
   try {
     assertNoOtherServe(opened.sqlite, config.db)
     migrate(opened.sqlite)
-    const unlock = acquireServeLock(opened.sqlite, config.db, `srv_${randomUUID()}`, clock.now())
-    return { opened, store: sqliteDeliveryStore(opened.db, health), unlock, engine: 'sqlite' }
+    const unlock = acquireServeLock(opened.sqlite, config.db, serveId, clock.now())
+    return { opened, store: sqliteDeliveryStore(opened.db, health), unlock, engine: 'sqlite', serveId }
   } catch (err) {
     await opened.close()
     throw err

@@ -33,7 +33,7 @@ export function acquireServeLock(sqlite: SqliteDatabase, file: string, id: strin
     if (other) throw _inUse(file, other)
     sqlite.prepare('DELETE FROM serve_processes').run()
     sqlite.prepare('INSERT INTO serve_processes (id, pid, host, file, proc_start, started_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(id, process.pid, hostname(), path, _procStart(process.pid), now.toISOString())
+      .run(id, process.pid, hostname(), path, procStart(process.pid), now.toISOString())
   }).immediate()
   return () => {
     if (sqlite.open) sqlite.prepare('DELETE FROM serve_processes WHERE id = ?').run(id)
@@ -42,21 +42,22 @@ export function acquireServeLock(sqlite: SqliteDatabase, file: string, id: strin
 
 /** A row of a process that still runs on this host with this very file (a copy or backup of the file carries the row along). */
 function _live(rows: ServeRow[], path: string): ServeRow | undefined {
-  return rows.find((r) => r.pid !== process.pid && r.host === hostname() && r.file === path && _running(r.pid, r.proc_start))
+  return rows.find((r) => r.pid !== process.pid && r.host === hostname() && r.file === path && processRuns(r.pid, r.proc_start))
 }
 
-function _running(pid: number, procStart: string | null): boolean {
+/** Whether the process `pid` of this host still runs and is the one that started at `started` (its procStart()). */
+export function processRuns(pid: number, started: string | null): boolean {
   try {
     process.kill(pid, 0)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false
   }
-  const now = _procStart(pid)
-  return procStart === null || now === null || now === procStart
+  const now = procStart(pid)
+  return started === null || now === null || now === started
 }
 
 /** The kernel's start time of a process (field 22 of /proc/<pid>/stat), null where there is no /proc. */
-function _procStart(pid: number): string | null {
+export function procStart(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null

@@ -276,6 +276,8 @@ export interface ServeProcessesTable {
   file: string
   proc_start: string | null
   started_at: string
+  /** Where it listens, once it does (null before, and for rows of versions before 0018). */
+  url: string | null
 }
 
 export interface DeliveryAttemptsTable {

@@ -50,7 +50,7 @@ describe('HTTP conventions', () => {
       assert.equal(r.headers.get('x-ratelimit-limit'), '50')
       assert.ok(Number(r.headers.get('x-ratelimit-reset')) > Date.now() / 1000)
       remaining.push(Number(r.headers.get('x-ratelimit-remaining')))
-      if (status === 405) assert.equal(r.headers.get('allow'), 'GET, POST')
+      if (status === 405) assert.equal(r.headers.get('allow'), 'GET, HEAD, POST')
     }
     assert.deepEqual(remaining, [49, 48, 47], 'each is counted')
     const one = await t.newKey({ rateLimit: 1 })

@@ -139,7 +139,7 @@ billingScenarios<F>('itineraries API', async (base) => {
   { name: "read: another tenant's id", method: 'GET', path: (f) => `/v1/itineraries/${f.otherIti.id}`, status: 404, code: 'not_found' },
   { name: 'read: no key', method: 'GET', path: (f) => `/v1/itineraries/${f.iti.id}`, as: 'anonymous', status: 401 },
   { name: 'read: key without scope', method: 'GET', path: (f) => `/v1/itineraries/${f.iti.id}`, as: 'unscoped', status: 403 },
-  { name: 'PUT is not a method here', method: 'PUT', path: (f) => `/v1/itineraries/${f.iti.id}`, status: 405, code: 'method_not_allowed', check: (r) => assert.equal(r.headers.get('allow'), 'GET, PATCH, DELETE') },
+  { name: 'PUT is not a method here', method: 'PUT', path: (f) => `/v1/itineraries/${f.iti.id}`, status: 405, code: 'method_not_allowed', check: (r) => assert.equal(r.headers.get('allow'), 'GET, HEAD, PATCH, DELETE') },
 
   // update
   {

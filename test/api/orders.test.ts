@@ -79,7 +79,7 @@ scenarios<F>('orders', async (base) => {
   { name: 'another tenant\'s order (delete)', method: 'DELETE', path: (f) => `/v1/orders/${f.foreign}`, status: 404 },
   { name: 'another tenant\'s order (confirm)', method: 'POST', path: (f) => `/v1/orders/${f.foreign}/confirm`, status: 404 },
   // 405
-  { name: 'PUT on a known path', method: 'PUT', path: '/v1/orders', status: 405, code: 'method_not_allowed', check: (r) => assert.equal(r.headers.get('allow'), 'GET, POST') },
+  { name: 'PUT on a known path', method: 'PUT', path: '/v1/orders', status: 405, code: 'method_not_allowed', check: (r) => assert.equal(r.headers.get('allow'), 'GET, HEAD, POST') },
   // 409
   { name: 'confirm twice', method: 'POST', path: (f) => `/v1/orders/${f.confirmed}/confirm`, status: 409, code: 'conflict' },
   { name: 'patch a terminal order\'s items', method: 'PATCH', path: (f) => `/v1/orders/${f.confirmed}`, body: { items: [{ description: 'x', quantity: 1, unitPrice: 1 }] }, status: 409, code: 'conflict' },

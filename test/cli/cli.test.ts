@@ -96,7 +96,7 @@ describe('the travelops CLI, spawned as a process', () => {
     try {
       const get = () => fetch(`${server.url}/v1/orders`, { headers: { authorization: `Bearer ${key.key}` } })
       assert.equal((await get()).status, 200)
-      const revoked = await runJson(['keys', 'revoke', key.id, '--db', db])
+      const revoked = await runJson(['keys', 'revoke', key.id, '--db', db, '--yes'])
       assert.equal(revoked.key.id, key.id)
       assert.ok(revoked.key.revoked_at)
       const r = await get()

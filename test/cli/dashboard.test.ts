@@ -52,14 +52,29 @@ describe('travelops dashboard', () => {
     assert.equal(session.data.tenant_name, 'Links & Co')
   })
 
-  test('without --json it prints the URL on the first line and says who it is for', async () => {
-    const r = await runCli(['dashboard', 'link', '--db', db, '--tenant', tenant.id])
+  test('without --json it prints the URL on the first line, at the running serve\'s address, and says who it is for', async () => {
+    const r = await runCli(['dashboard', 'link', '--db', db, '--tenant', tenant.id], { env: { PORT: '8443' } })
     assert.equal(r.code, 0, r.stderr)
     const [url, blank, who] = r.stdout.split('\n')
-    assert.match(url!, /^http:\/\/localhost:3000\/dashboard\/signin#dl_/)
+    assert.ok(url!.startsWith(`${serve.url}/dashboard/signin#dl_`), `${url} is not at ${serve.url}`)
     assert.equal(blank, '')
     assert.match(who!, new RegExp(`^Tenant ${tenant.id}; works once, until `))
-    const env = await runCli(['dashboard', 'link', '--db', db], { env: { PORT: '8443', TRAVELOPS_TLS_CERT: 'cert.pem' } })
+    assert.equal((await signIn(url!)).status, 201)
+  })
+
+  test('with no serve running: PORT and TRAVELOPS_TLS_CERT, else http://localhost:3000; a stopped serve is forgotten', async () => {
+    const other = await migratedDb(join(dir, 'other.db'))
+    const second = await startServe(['--db', other, '--log-level', 'error'])
+    try {
+      assert.ok((await runJson(['dashboard', 'link', '--db', other])).url.startsWith(`${second.url}/dashboard/signin#`))
+      // --base-url, when given, wins (the address a proxy publishes).
+      assert.ok((await runJson(['dashboard', 'link', '--db', other, '--base-url', 'https://travelops.example.com'])).url.startsWith('https://travelops.example.com/dashboard/signin#'))
+    } finally {
+      assert.equal(await second.stop(), 0)
+    }
+    const r = await runCli(['dashboard', 'link', '--db', other])
+    assert.match(r.stdout, /^http:\/\/localhost:3000\/dashboard\/signin#dl_/)
+    const env = await runCli(['dashboard', 'link', '--db', other], { env: { PORT: '8443', TRAVELOPS_TLS_CERT: 'cert.pem' } })
     assert.match(env.stdout, /^https:\/\/localhost:8443\/dashboard\/signin#/)
   })
 

@@ -136,7 +136,7 @@ describe('human output of the CLI', () => {
     const tenants = await cli(['tenants', 'list'])
     assert.match(tenants.stdout, /^ID +NAME +CREATED\n/)
     assert.ok(tenants.stdout.includes('Alpine <b>Tours</b>'))
-    const revoked = await cli(['keys', 'revoke', keyId.slice(0, 20)])
+    const revoked = await cli(['keys', 'revoke', keyId.slice(0, 20), '--yes'])
     assert.equal(revoked.code, 0, revoked.stderr)
     const keys = await cli(['keys', 'list', '--tenant', tenantId])
     assert.match(keys.stdout, /^ID +NAME +PREFIX +SCOPES +STATUS +LIMIT\/H +LAST USED +EXPIRES\n/)

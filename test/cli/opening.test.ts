@@ -23,7 +23,7 @@ const COMMANDS = (dir: string) => [
   ['tenants', 'create', '--name', 'X'],
   ['keys', 'list', '--tenant', TEN],
   ['keys', 'create', '--tenant', TEN],
-  ['keys', 'revoke', 'key_01a2006f-8a5a-7042-87ba-09d34df5a262'],
+  ['keys', 'revoke', 'key_01a2006f-8a5a-7042-87ba-09d34df5a262', '--yes'],
   ['deliveries', 'list'],
   ['deliveries', 'show', 'del_01a2006f-8a5a-7042-87ba-09d34df5a262'],
   ['deliveries', 'retry', 'del_01a2006f-8a5a-7042-87ba-09d34df5a262'],

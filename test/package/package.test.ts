@@ -13,6 +13,7 @@ import { after, before, test } from 'node:test'
 import { readMigrationDir } from '../../src/db/migration-files.ts'
 import { assertShellBlocksRun, docPages } from '../helpers/readme.ts'
 import { launchChromium, newWatchedPage } from '../helpers/browser.ts'
+import { checkDocsPage } from '../helpers/docs-page.ts'
 import { freePort, startPgServer } from '../helpers/pg-server.ts'
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.ts'
 
@@ -272,6 +273,23 @@ test('e2e: the dashboard opens from the executable in Chromium (its files are in
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Deliveries' }).click()
     await page.locator('tr[data-delivery]').first().waitFor()
     assert.deepEqual(watched.problems, [])
+  } finally {
+    await browser.close()
+  }
+})
+
+test('e2e: /docs and its scripts come from the executable and render the document in Chromium', async () => {
+  const html = await (await fetch(`${e2e.url}/docs`)).text()
+  const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!)
+  assert.equal(scripts.length, 2, html)
+  for (const src of scripts) {
+    const r = await fetch(`${e2e.url}${src}`)
+    assert.equal(r.status, 200, src)
+    assert.ok((await r.arrayBuffer()).byteLength > 100, src)
+  }
+  const browser = await launchChromium()
+  try {
+    await checkDocsPage(browser, e2e.url)
   } finally {
     await browser.close()
   }

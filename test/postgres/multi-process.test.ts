@@ -87,7 +87,7 @@ describe('three serve processes on one PostgreSQL database', () => {
   test('keys revoke from the CLI: 401 at every process within 1 s', async () => {
     const k = await runJson(['keys', 'create', '--tenant', tenantId, '--db', url])
     for (const s of servers) assert.equal((await apiClient(s.url, k.key)('GET', '/v1/orders?limit=1')).status, 200)
-    await runJson(['keys', 'revoke', k.id, '--db', url])
+    await runJson(['keys', 'revoke', k.id, '--db', url, '--yes'])
     const revokedAt = Date.now()
     const statuses = await Promise.all(servers.map((s) => until('401 after revoke', async () => {
       const r = await apiClient(s.url, k.key)('GET', '/v1/orders?limit=1')

@@ -80,6 +80,12 @@ export async function listKeys(db: Db, tenantId: string): Promise<KeyView[]> {
   return rows.map(toKeyView)
 }
 
+/** One key by id (revoked or not), or undefined. */
+export async function getKey(db: Db, id: string): Promise<KeyView | undefined> {
+  const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
+  return row && toKeyView(row)
+}
+
 /** Revokes a key; returns the key, or undefined when there is none with that id. Idempotent. */
 export async function revokeKey(db: Db, id: string, now: Date): Promise<KeyView | undefined> {
   await keysWrite(db, (d) => d.updateTable('api_keys').set({ revoked_at: now.toISOString() }).where('id', '=', id).where('revoked_at', 'is', null).execute())

@@ -1,0 +1,44 @@
+import { hostname } from 'node:os'
+import type { Db } from './connect.ts'
+import type { Engine } from './migration-files.ts'
+import { procStart, processRuns } from './process-lock.ts'
+
+/**
+ * Records where this `serve` listens (CONTRACT §16: `dashboard link` names it). SQLite: the
+ * serve_processes row its lock wrote gets the URL. PostgreSQL (several processes): a row of its
+ * own, after removing this host's rows whose process is gone (a serve killed with SIGKILL);
+ * the function returned removes it when serve stops.
+ */
+export async function recordServeUrl(db: Db, engine: Engine, id: string, url: string, now: Date): Promise<() => Promise<void>> {
+  if (engine === 'sqlite') {
+    await db.updateTable('serve_processes').set({ url }).where('id', '=', id).execute()
+    return async () => {}
+  }
+  const host = hostname()
+  const mine = await db.selectFrom('serve_processes').select(['id', 'pid', 'proc_start']).where('host', '=', host).execute()
+  const gone = mine.filter((r) => !processRuns(r.pid, r.proc_start)).map((r) => r.id)
+  if (gone.length) await db.deleteFrom('serve_processes').where('id', 'in', gone).execute()
+  await db.insertInto('serve_processes').values({
+    id, pid: process.pid, host, file: '', proc_start: procStart(process.pid), started_at: now.toISOString(), url,
+  }).execute()
+  return async () => {
+    await db.deleteFrom('serve_processes').where('id', '=', id).execute()
+  }
+}
+
+/**
+ * The address of the newest running `serve` of this database, or undefined. A row of this host
+ * counts while its process runs; on PostgreSQL a row of another host counts as it is (its
+ * process cannot be checked from here; it removes the row when it stops). A wildcard listening
+ * address is named as localhost, which a browser can open.
+ */
+export async function runningServeUrl(db: Db, engine: Engine): Promise<string | undefined> {
+  const rows = await db.selectFrom('serve_processes').select(['pid', 'host', 'proc_start', 'url'])
+    .where('url', 'is not', null).orderBy('started_at', 'desc').execute()
+  const host = hostname()
+  const live = rows.find((r) => (r.host === host ? processRuns(r.pid, r.proc_start) : engine === 'postgres'))
+  if (!live?.url) return undefined
+  const u = new URL(live.url)
+  if (u.hostname === '0.0.0.0' || u.hostname === '[::]') u.hostname = 'localhost'
+  return u.origin
+}
