@@ -1,5 +1,6 @@
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type OverrideActionContext } from '@valibot/to-json-schema'
 import * as v from 'valibot'
+import { hintOf } from '../lib/schema-hints.ts'
 
 /** A JSON value of the OpenAPI document (schemas, operations, components). */
 export type JsonObject = { [key: string]: unknown }
@@ -63,8 +64,23 @@ const CONVERSION: ConversionConfig = {
   overrideAction: _describeCheck,
 }
 
-/** `v.check(fn, 'must be …')` has no JSON Schema form: say it in words. */
+/** Marks a string schema whose pipe trims (a symbol: never part of the JSON). */
+const _TRIMMED = Symbol('trimmed')
+
+/**
+ * `v.check(fn, 'must be …')` has no JSON Schema form of its own: the keywords `documented()`
+ * noted for it (lib/schema-hints.ts), else its message in words. `v.trim()` then a length or
+ * pattern: what is checked is the trimmed text, so a text that must not be empty must hold a
+ * character other than whitespace (`pattern: \S`, replaced by any later `v.regex`).
+ */
 function _describeCheck({ valibotAction, jsonSchema }: OverrideActionContext): JsonObject | undefined {
+  const hint = hintOf(valibotAction)
+  if (hint) return { ...jsonSchema, ...hint }
+  if (valibotAction.type === 'trim') {
+    const trimmed = 'Leading and trailing whitespace is removed before the rules apply'
+    return { ...jsonSchema, [_TRIMMED]: true, description: jsonSchema.description ? `${jsonSchema.description}; ${trimmed}` : trimmed }
+  }
+  if (valibotAction.type === 'min_length' && (jsonSchema as { [_TRIMMED]?: boolean })[_TRIMMED] && !jsonSchema.pattern) return { ...jsonSchema, pattern: '\\S' }
   const message: unknown = (valibotAction as { message?: unknown }).message
   if (valibotAction.type !== 'check' || typeof message !== 'string') return undefined
   const said = message.charAt(0).toUpperCase() + message.slice(1)

@@ -1,8 +1,9 @@
 import * as v from 'valibot'
 import type { ErrorDetail } from '../http/errors.ts'
-import { isCountry } from '../lib/countries.ts'
+import { COUNTRY_CODES, isCountry } from '../lib/countries.ts'
 import { parseJson as parseJsonText } from '../lib/json.ts'
-import { isCurrency, MAX_MINOR, minorDigits, toMinor } from '../lib/money.ts'
+import { currencyCodes, isCurrency, MAX_MINOR, minorDigits, toMinor } from '../lib/money.ts'
+import { documented } from '../lib/schema-hints.ts'
 import type { AddressView } from './view-fields.ts'
 
 /** Field schemas shared by the travel resources. */
@@ -15,7 +16,11 @@ export const Phone = v.pipe(v.string(), v.trim(), v.regex(/^\+?[0-9 ().-]{3,32}$
 
 export const Currency = v.pipe(
   v.string(),
-  v.check(isCurrency, 'must be an ISO 4217 currency code of three capital letters, e.g. EUR'),
+  documented(v.check(isCurrency, 'must be an ISO 4217 currency code of three capital letters, e.g. EUR'), {
+    get enum() { return currencyCodes() },
+    description: 'ISO 4217 currency code, e.g. `EUR`',
+    examples: ['EUR'],
+  }),
 )
 
 /** A money amount in major units; its decimals are checked against the currency by the service. */
@@ -31,11 +36,11 @@ export const Quantity = v.pipe(v.number(), v.integer('must be a whole number'), 
 /** `YYYY-MM-DD`, a real calendar date. */
 export const CalendarDate = v.pipe(
   v.string(),
-  v.check((s) => {
+  documented(v.check((s: string) => {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false
     const d = new Date(`${s}T00:00:00Z`)
     return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s)
-  }, 'must be a calendar date YYYY-MM-DD'),
+  }, 'must be a calendar date YYYY-MM-DD'), { format: 'date', description: 'Calendar date `YYYY-MM-DD` (a real date: no February 30)', examples: ['2027-06-01'] }),
 )
 
 /** Up to 50 string→string pairs. */
@@ -54,7 +59,14 @@ export const IdRef = (prefix: string) =>
 /** Query filter: an ISO 8601 timestamp, normalised to UTC with milliseconds. */
 export const TimestampQuery = v.pipe(
   v.string(),
-  v.check((s) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 timestamp'),
+  documented(
+    v.check((s: string) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 timestamp'),
+    {
+      anyOf: [{ format: 'date-time' }, { format: 'date' }],
+      description: 'An ISO 8601 timestamp (RFC 3339, e.g. `2027-06-01T09:30:00Z`), or a date alone (`2027-06-01`: midnight UTC)',
+      examples: ['2027-06-01T09:30:00Z'],
+    },
+  ),
   v.transform((s) => new Date(s).toISOString()),
 )
 
@@ -75,7 +87,14 @@ export const LowerEmail = v.pipe(Email, v.toLowerCase())
 export const EmailQuery = LowerEmail
 
 /** ISO 3166-1 alpha-2, capitals, e.g. `NO`. */
-export const Country = v.pipe(v.string(), v.check(isCountry, 'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. NO'))
+export const Country = v.pipe(
+  v.string(),
+  documented(v.check(isCountry, 'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. NO'), {
+    enum: [...COUNTRY_CODES].sort(),
+    description: 'ISO 3166-1 alpha-2 country code in capitals, e.g. `NO`',
+    examples: ['NO'],
+  }),
+)
 
 /** A postal address (customers, suppliers); output with `null` for the optional parts. */
 export const Address = v.strictObject({

@@ -1,13 +1,16 @@
 import * as v from 'valibot'
 import { parseDuration } from '../../lib/duration.ts'
-import { isValidScope } from '../../http/scopes.ts'
+import { isValidScope, RESOURCES } from '../../http/scopes.ts'
+import { documented } from '../../lib/schema-hints.ts'
 import * as out from '../view-fields.ts'
 
 /** POST /v1/keys (CONTRACT §12): what `travelops keys create` takes. */
 export const CreateKeyBody = v.strictObject({
   name: v.optional(v.nullable(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100, 'must be at most 100 characters')))),
   scopes: v.optional(v.pipe(
-    v.array(v.pipe(v.string(), v.check(isValidScope, (i) => `'${String(i.input)}' is not a scope (<resource>:read|write|*, or *)`))),
+    v.array(v.pipe(v.string(), documented(v.check(isValidScope, (i) => `'${String(i.input)}' is not a scope (<resource>:read|write|*, or *)`), {
+      enum: ['*', ...RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`, `${r}:*`])],
+    }))),
     v.minLength(1, 'must name at least one scope'),
     v.maxLength(50, 'must have at most 50 scopes'),
     v.transform((list) => [...new Set(list)]),
@@ -15,7 +18,9 @@ export const CreateKeyBody = v.strictObject({
   rate_limit: v.optional(v.nullable(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.maxValue(1_000_000_000, 'must be at most 1000000000')))),
   expires_in: v.optional(v.nullable(v.pipe(
     v.string(),
-    v.check((s) => parseDuration(s) !== null, 'must be a duration such as 90d, 12h or 30m'),
+    documented(v.check((s: string) => parseDuration(s) !== null, 'must be a duration such as 90d, 12h or 30m'), {
+      pattern: '^\\s*\\d{1,6}[smhdw]\\s*$', not: { pattern: '^\\s*0+[smhdw]' }, examples: ['90d'],
+    }),
     v.description('Lifetime from now, e.g. `90d`, `12h`, `30m`'),
   ))),
 })
