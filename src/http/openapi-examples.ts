@@ -16,7 +16,7 @@ export function exampleOf(schema: JsonObject): unknown {
   if (Array.isArray(schema.anyOf)) {
     const { anyOf, ...rest } = schema
     const branches = anyOf as JsonObject[]
-    return exampleOf({ ...rest, ...(branches.find((b) => b.type !== 'null') ?? branches[0]) })
+    return exampleOf(withBranch(rest, branches.find((b) => b.type !== 'null') ?? branches[0]!))
   }
   switch (schema.type) {
     case 'string': return _string(schema)
@@ -37,6 +37,14 @@ export function exampleOf(schema: JsonObject): unknown {
   }
 }
 
+/** `schema` (without its `anyOf`) and one branch of it, as one schema: the branch's properties and required names are added to the schema's. */
+export function withBranch(schema: JsonObject, branch: JsonObject): JsonObject {
+  const merged: JsonObject = { ...schema, ...branch }
+  if (schema.properties && branch.properties) merged.properties = { ...(branch.properties as object), ...(schema.properties as object) }
+  if (schema.required && branch.required) merged.required = [...new Set([...(schema.required as string[]), ...(branch.required as string[])])]
+  return merged
+}
+
 /** An optional property that names its own example (or whose non-null branch does). */
 function _ownExample(schema: JsonObject): boolean {
   if ((schema.examples as unknown[] | undefined)?.length) return true
@@ -46,7 +54,7 @@ function _ownExample(schema: JsonObject): boolean {
 /** Examples of the patterns the API uses, by their source; ids are `<prefix>_` + a UUIDv7. */
 const _PATTERNS: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^\^(\w+)_/, (m) => `${m[1]}_01936b2e-7c4a-7def-8123-456789abcdef`],
-  [/^\^\\\+\?\[0-9/, () => '+47 22 12 34 56'],
+  [/\[0-9 \(\)\.-\]/, () => '+47 22 12 34 56'],
   [/^\^\[A-Za-z0-9\]\[A-Za-z0-9\._-\]/, () => 'TOUR-01'],
   [/^\^\[a-z0-9\]\+/, () => 'spring-offers'],
 ]

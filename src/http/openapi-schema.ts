@@ -1,6 +1,7 @@
-import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type OverrideActionContext } from '@valibot/to-json-schema'
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type OverrideActionContext, type OverrideSchemaContext } from '@valibot/to-json-schema'
 import * as v from 'valibot'
 import { hintOf } from '../lib/schema-hints.ts'
+import { DROPPED_KEYS } from './validate.ts'
 
 /** A JSON value of the OpenAPI document (schemas, operations, components). */
 export type JsonObject = { [key: string]: unknown }
@@ -62,6 +63,14 @@ const CONVERSION: ConversionConfig = {
   target: 'draft-2020-12',
   errorMode: 'ignore',
   overrideAction: _describeCheck,
+  overrideSchema: _recordKeys,
+}
+
+/** A record (metadata, headers) refuses the keys JavaScript objects cannot hold as data (http/validate.ts). */
+function _recordKeys({ valibotSchema, jsonSchema }: OverrideSchemaContext): JsonObject | undefined {
+  if (valibotSchema.type !== 'record') return undefined
+  const names = (jsonSchema.propertyNames ?? {}) as JsonObject
+  return { ...jsonSchema, propertyNames: { ...names, not: names.not ? { anyOf: [names.not, { enum: [...DROPPED_KEYS] }] } : { enum: [...DROPPED_KEYS] } } } as JsonObject
 }
 
 /** Marks a string schema whose pipe trims (a symbol: never part of the JSON). */
@@ -75,7 +84,8 @@ const _TRIMMED = Symbol('trimmed')
  */
 function _describeCheck({ valibotAction, jsonSchema }: OverrideActionContext): JsonObject | undefined {
   const hint = hintOf(valibotAction)
-  if (hint) return { ...jsonSchema, ...hint }
+  // The field's own words and examples, given before the check, win over the check's.
+  if (hint) return { ...jsonSchema, ...hint, ...(jsonSchema.description ? { description: jsonSchema.description } : {}), ...(jsonSchema.examples ? { examples: jsonSchema.examples } : {}) }
   if (valibotAction.type === 'trim') {
     const trimmed = 'Leading and trailing whitespace is removed before the rules apply'
     return { ...jsonSchema, [_TRIMMED]: true, description: jsonSchema.description ? `${jsonSchema.description}; ${trimmed}` : trimmed }

@@ -12,7 +12,15 @@ export const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1,
 export const optionalText = (max: number) => v.optional(v.nullable(text(max)))
 
 export const Email = v.pipe(v.string(), v.trim(), v.maxLength(254, 'must be at most 254 characters'), v.email('must be an email address'))
-export const Phone = v.pipe(v.string(), v.trim(), v.regex(/^\+?[0-9 ().-]{3,32}$/, 'must be a phone number (digits, spaces, + ( ) . -)'))
+/**
+ * 3–32 of digits, spaces and `( ) . -` after an optional `+`, checked on the trimmed value: the
+ * pattern says so for the untrimmed one too (no space at either end), so the document states it.
+ */
+export const Phone = v.pipe(
+  v.string(),
+  v.trim(),
+  v.regex(/^(?:\+[0-9 ().-]{2,31}|[0-9().-][0-9 ().-]{1,30})[0-9().-]$/, 'must be a phone number (digits, spaces, + ( ) . -)'),
+)
 
 export const Currency = v.pipe(
   v.string(),
@@ -56,19 +64,22 @@ export const Metadata = v.pipe(
 export const IdRef = (prefix: string) =>
   v.pipe(v.string(), v.regex(new RegExp(`^${prefix}_[0-9a-f-]{36}$`), `must be an id starting with ${prefix}_`))
 
-/** Query filter: an ISO 8601 timestamp, normalised to UTC with milliseconds. */
-export const TimestampQuery = v.pipe(
-  v.string(),
-  documented(
-    v.check((s: string) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 timestamp'),
-    {
-      anyOf: [{ format: 'date-time' }, { format: 'date' }],
-      description: 'An ISO 8601 timestamp (RFC 3339, e.g. `2027-06-01T09:30:00Z`), or a date alone (`2027-06-01`: midnight UTC)',
-      examples: ['2027-06-01T09:30:00Z'],
-    },
-  ),
-  v.transform((s) => new Date(s).toISOString()),
+/** An ISO 8601 timestamp: RFC 3339, or a date alone (midnight UTC). */
+const _isTimestamp = documented(
+  v.check((s: string) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 timestamp'),
+  {
+    anyOf: [{ format: 'date-time' }, { format: 'date' }],
+    description: 'An ISO 8601 timestamp (RFC 3339, e.g. `2027-06-01T09:30:00Z`), or a date alone (`2027-06-01`: midnight UTC)',
+    examples: ['2027-06-01T09:30:00Z'],
+  },
 )
+
+/** Query filter: an ISO 8601 timestamp, normalised to UTC with milliseconds. */
+export const TimestampQuery = v.pipe(v.string(), _isTimestamp, v.transform((s) => new Date(s).toISOString()))
+
+/** TimestampQuery with its own words and example in the document (which shows a query up to its transform). */
+export const timestampQuery = (description: string, example: string) =>
+  v.pipe(v.string(), v.description(description), v.examples([example]), _isTimestamp, v.transform((s) => new Date(s).toISOString()))
 
 export const BoolQuery = v.pipe(v.picklist(['true', 'false'], "must be 'true' or 'false'"), v.transform((s) => s === 'true'))
 

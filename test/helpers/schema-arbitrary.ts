@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import { withBranch } from '../../src/http/openapi-examples.ts'
 
 /**
  * fast-check arbitraries from the JSON Schemas of the OpenAPI document (the subset it uses:
@@ -22,7 +23,7 @@ export function arbitraryOf(schema: Schema, opts: ArbitraryOptions = {}): fc.Arb
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum)
   if (Array.isArray(schema.anyOf)) {
     const { anyOf, ...rest } = schema
-    return fc.oneof(...(anyOf as Schema[]).map((branch) => arbitraryOf({ ...rest, ...branch }, opts)))
+    return fc.oneof(...(anyOf as Schema[]).map((branch) => arbitraryOf(withBranch(rest, branch), opts)))
   }
   const type = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : undefined
   if (type && type.length > 1) return fc.oneof(...type.map((t: string) => arbitraryOf({ ...schema, type: t }, opts)))

@@ -18,8 +18,9 @@ export const CreateKeyBody = v.strictObject({
   rate_limit: v.optional(v.nullable(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.maxValue(1_000_000_000, 'must be at most 1000000000')))),
   expires_in: v.optional(v.nullable(v.pipe(
     v.string(),
-    documented(v.check((s: string) => parseDuration(s) !== null, 'must be a duration such as 90d, 12h or 30m'), {
-      pattern: '^\\s*\\d{1,6}[smhdw]\\s*$', not: { pattern: '^\\s*0+[smhdw]' }, examples: ['90d'],
+    // At most 6 digits (5 for weeks: 999999w would end past the year 9999).
+    documented(v.check((s: string) => parseDuration(s) !== null && !/^\s*\d{6}w/.test(s), 'must be a duration such as 90d, 12h or 30m'), {
+      pattern: '^\\s*(?:\\d{1,6}[smhd]|\\d{1,5}w)\\s*$', not: { pattern: '^\\s*0+[smhdw]' }, examples: ['90d'],
     }),
     v.description('Lifetime from now, e.g. `90d`, `12h`, `30m`'),
   ))),

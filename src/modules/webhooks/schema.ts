@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { EVENT_NAMES, isEventName } from '../../events/catalog.ts'
-import { headerNameProblem, headerValueProblem } from '../../lib/http-headers.ts'
+import { anyCase, HEADER_PATTERNS, headerNameProblem, headerValueProblem } from '../../lib/http-headers.ts'
 import { documented } from '../../lib/schema-hints.ts'
 import { TimestampQuery } from '../fields.ts'
 import * as out from '../view-fields.ts'
@@ -43,13 +43,21 @@ export const WebhookHeaders = v.pipe(
     v.pipe(
       v.string(),
       v.maxLength(100, 'header names must be at most 100 characters'),
-      v.check((name) => headerNameProblem(name) === null, (issue) => `header '${String(issue.input)}' ${headerNameProblem(String(issue.input))}`),
-      v.check((name) => !RESERVED.test(name), (issue) => `header '${String(issue.input)}' is set by travelops and cannot be overridden`),
+      documented(v.check((name: string) => headerNameProblem(name) === null, (issue) => `header '${String(issue.input)}' ${headerNameProblem(String(issue.input))}`), {
+        pattern: HEADER_PATTERNS.name,
+      }),
+      documented(v.check((name: string) => !RESERVED.test(name), (issue) => `header '${String(issue.input)}' is set by travelops and cannot be overridden`), {
+        not: { anyOf: [{ pattern: HEADER_PATTERNS.refused }, { pattern: anyCase(RESERVED.source) }] },
+        description: 'An HTTP header name (RFC 9110 token), neither connection-specific nor one travelops sets itself',
+      }),
     ),
     v.pipe(
       v.string(),
       v.maxLength(1024, 'values must be at most 1024 characters'),
-      v.check((value) => headerValueProblem(value) === null, (issue) => `value ${headerValueProblem(String(issue.input))}`),
+      documented(v.check((value: string) => headerValueProblem(value) === null, (issue) => `value ${headerValueProblem(String(issue.input))}`), {
+        pattern: HEADER_PATTERNS.value,
+        description: 'Printable ASCII without leading or trailing spaces',
+      }),
     ),
   ),
   v.maxEntries(20, 'must have at most 20 headers'),
