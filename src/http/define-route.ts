@@ -44,6 +44,11 @@ export interface RouteDef {
   summary: string
   /** Prose for the OpenAPI operation's `description`, before what the definition says itself (scope, paging, events); the summary when absent. */
   description?: string
+  /**
+   * What the server also refuses that JSON Schema cannot state (one field against another, a
+   * sum): each a sentence for the OpenAPI document, which lists them in the operation's description.
+   */
+  rules?: readonly string[]
   tag: string
   /** Path parameters that are ids: a malformed id answers 404 like an unknown one. */
   params?: Record<string, IdPrefix | { pattern: RegExp; description: string }>

@@ -38,6 +38,7 @@ export const SERVERS = [{
 /** `description` of an operation: the route's own prose, then what its definition says (scope, paging, idempotency, events). */
 export function operationDescription(route: RouteDef): string {
   const parts: string[] = [route.description ?? `${route.summary}.`]
+  if (route.rules?.length) parts.push(`Also refused, as JSON Schema cannot say it: ${route.rules.join('; ')}.`)
   if (route.scope === 'public') parts.push('No API key needed.')
   else if (route.scope === 'all') parts.push('Needs a key with the scope `*`.')
   else if (route.scope === 'session') parts.push('Only for a signed-in dashboard browser (its session cookie); an API key is refused with 403.')

@@ -14,10 +14,13 @@ export function withOpenApi(routes: readonly RouteDef[]): RouteDef[] {
   all.push(defineRoute({
     method: 'GET', path: '/v1/openapi.json', scope: 'public', tag: 'System', summary: 'This OpenAPI 3.1 document', raw: true,
     response: OpenApiOutline,
-    handler: async () => (doc ??= buildOpenApi(all, VERSION, { schema: EventView })),
+    handler: async () => (doc ??= servedDocument(all)),
   }))
   return all
 }
+
+/** The document GET /v1/openapi.json serves for `routes` (the list `withOpenApi` returned); `npm run openapi` writes it to a file. */
+export const servedDocument = (routes: readonly RouteDef[]): OpenApiDocument => buildOpenApi(routes, VERSION, { schema: EventView })
 
 /** The outline of an OpenAPI 3.1 document (its full schema is the OpenAPI specification's). */
 const OpenApiOutline = v.pipe(

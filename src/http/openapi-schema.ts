@@ -1,5 +1,7 @@
-import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type OverrideActionContext } from '@valibot/to-json-schema'
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type OverrideActionContext, type OverrideSchemaContext } from '@valibot/to-json-schema'
 import * as v from 'valibot'
+import { hintOf } from '../lib/schema-hints.ts'
+import { DROPPED_KEYS } from './validate.ts'
 
 /** A JSON value of the OpenAPI document (schemas, operations, components). */
 export type JsonObject = { [key: string]: unknown }
@@ -61,10 +63,34 @@ const CONVERSION: ConversionConfig = {
   target: 'draft-2020-12',
   errorMode: 'ignore',
   overrideAction: _describeCheck,
+  overrideSchema: _recordKeys,
 }
 
-/** `v.check(fn, 'must be …')` has no JSON Schema form: say it in words. */
+/** A record (metadata, headers) refuses the keys JavaScript objects cannot hold as data (http/validate.ts). */
+function _recordKeys({ valibotSchema, jsonSchema }: OverrideSchemaContext): JsonObject | undefined {
+  if (valibotSchema.type !== 'record') return undefined
+  const names = (jsonSchema.propertyNames ?? {}) as JsonObject
+  return { ...jsonSchema, propertyNames: { ...names, not: names.not ? { anyOf: [names.not, { enum: [...DROPPED_KEYS] }] } : { enum: [...DROPPED_KEYS] } } } as JsonObject
+}
+
+/** Marks a string schema whose pipe trims (a symbol: never part of the JSON). */
+const _TRIMMED = Symbol('trimmed')
+
+/**
+ * `v.check(fn, 'must be …')` has no JSON Schema form of its own: the keywords `documented()`
+ * noted for it (lib/schema-hints.ts), else its message in words. `v.trim()` then a length or
+ * pattern: what is checked is the trimmed text, so a text that must not be empty must hold a
+ * character other than whitespace (`pattern: \S`, replaced by any later `v.regex`).
+ */
 function _describeCheck({ valibotAction, jsonSchema }: OverrideActionContext): JsonObject | undefined {
+  const hint = hintOf(valibotAction)
+  // The field's own words and examples, given before the check, win over the check's.
+  if (hint) return { ...jsonSchema, ...hint, ...(jsonSchema.description ? { description: jsonSchema.description } : {}), ...(jsonSchema.examples ? { examples: jsonSchema.examples } : {}) }
+  if (valibotAction.type === 'trim') {
+    const trimmed = 'Leading and trailing whitespace is removed before the rules apply'
+    return { ...jsonSchema, [_TRIMMED]: true, description: jsonSchema.description ? `${jsonSchema.description}; ${trimmed}` : trimmed }
+  }
+  if (valibotAction.type === 'min_length' && (jsonSchema as { [_TRIMMED]?: boolean })[_TRIMMED] && !jsonSchema.pattern) return { ...jsonSchema, pattern: '\\S' }
   const message: unknown = (valibotAction as { message?: unknown }).message
   if (valibotAction.type !== 'check' || typeof message !== 'string') return undefined
   const said = message.charAt(0).toUpperCase() + message.slice(1)

@@ -1,6 +1,7 @@
 import type * as v from 'valibot'
 import { idPattern } from '../lib/ids.ts'
 import type { RouteDef } from './define-route.ts'
+import { exampleOf } from './openapi-examples.ts'
 import { INFO_CONTACT, INFO_LICENSE, operationDescription, SERVERS, TAG_DESCRIPTIONS } from './openapi-docs.ts'
 import { componentRef, ERROR_RESPONSES, namedSchemas, sharedComponents, toComponentSchemas, toQuerySchemas, toSchema, type JsonObject, type NamedSchemas } from './openapi-schema.ts'
 import { pageQuery } from './pagination.ts'
@@ -117,20 +118,24 @@ function _pathParameters(route: RouteDef): JsonObject[] {
 function _queryParameters(route: RouteDef): JsonObject[] {
   const entries = { ...(route.list ? pageQuery : {}), ...route.query }
   if (Object.keys(entries).length === 0) return []
-  return toQuerySchemas(entries).map(({ name, required, schema }) =>
-    ({ name, in: 'query', required, schema: route.list && name === 'limit' ? _LIMIT : schema }))
+  return toQuerySchemas(entries).map(({ name, required, schema }) => {
+    const documented = route.list && name === 'limit' ? _LIMIT : schema
+    // A cursor is only ever one the previous page gave: it has no example of its own.
+    return { name, in: 'query', required, schema: documented, ...(name === 'cursor' ? {} : { example: exampleOf(documented) }) }
+  })
 }
 
 /** `limit` as the number it is (a query string is text on the wire; its schema describes the value). */
 const _LIMIT: JsonObject = { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100' }
 
 function _requestBody(route: RouteDef): JsonObject {
+  const schema = toSchema(route.body!, 'input')
   const readOnly = route.readOnly?.length ? `Read-only fields (${route.readOnly.join(', ')}) and unknown fields are refused with 422.` : undefined
   return {
     // `EmptyBody` (actions) is optional: no body or `{}`.
     required: route.body!.type !== 'optional' && route.body!.type !== 'nullish',
     ...(readOnly ? { description: readOnly } : {}),
-    content: { 'application/json': { schema: toSchema(route.body!, 'input') } },
+    content: { 'application/json': { schema, example: exampleOf(schema) } },
   }
 }
 

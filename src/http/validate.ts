@@ -30,7 +30,7 @@ type AnySchema = { type: string; entries?: Record<string, AnySchema>; wrapped?: 
 const WRAPPERS = new Set(['optional', 'nullable', 'nullish', 'exact_optional', 'non_optional', 'non_nullable'])
 
 /** Keys a valibot record drops without a word; a client's pair must be stored or refused. */
-const DROPPED_KEYS = new Set(['__proto__', 'prototype', 'constructor'])
+export const DROPPED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'prototype', 'constructor'])
 
 /** The schema's `max_length` or `max_entries` action: its maximum and the problem it names. */
 function _maximum(schema: AnySchema, type: 'max_length' | 'max_entries'): { most: number; message: string } | undefined {

@@ -14,6 +14,22 @@ const _CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'transfer-enco
 const _TRANSPORT = new Set(['host', 'cookie', 'forwarded'])
 const _TRANSPORT_PREFIX = /^(?:content-|x-forwarded-)/
 
+/**
+ * The rules above as JSON Schema patterns (the OpenAPI document): a name is a token and not a
+ * connection-specific name in any case (`refused`), a value printable ASCII without edge spaces.
+ */
+export const HEADER_PATTERNS = {
+  name: _TOKEN.source,
+  value: _VALUE.source,
+  refused: anyCase(`^(${[..._CONNECTION_SPECIFIC].join('|')}|proxy-.*)$`),
+}
+
+/** A regular expression source whose letters match in either case (JSON Schema patterns have no `i` flag). */
+export function anyCase(source: string): string {
+  if (source.includes('\\')) throw new Error(`anyCase: ${source} has an escape, whose letter would change meaning`)
+  return source.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`)
+}
+
 /** Why a header name cannot be sent, or null. (Names reserved by us are checked where they are known.) */
 export function headerNameProblem(name: string): string | null {
   if (!_TOKEN.test(name)) return 'is not a valid header name (RFC 9110 token characters only)'

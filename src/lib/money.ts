@@ -26,6 +26,12 @@ export function isCurrency(code: string): boolean {
   return /^[A-Z]{3}$/.test(code) && known.has(code)
 }
 
+/** Every code isCurrency() accepts, sorted (the OpenAPI document's enum). */
+export function currencyCodes(): string[] {
+  isCurrency('EUR')
+  return [...known!].filter((c) => /^[A-Z]{3}$/.test(c)).sort()
+}
+
 export function minorDigits(currency: string): number {
   return MINOR_DIGITS[currency] ?? 2
 }

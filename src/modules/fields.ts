@@ -1,9 +1,10 @@
 import * as v from 'valibot'
 import type { ErrorDetail } from '../http/errors.ts'
-import { isCountry } from '../lib/countries.ts'
+import { COUNTRY_CODES, isCountry } from '../lib/countries.ts'
 import { parseJson as parseJsonText } from '../lib/json.ts'
 import { DURATION_PATTERN, durationError, formatDuration, parseDuration, type DurationRange } from '../lib/duration.ts'
-import { isCurrency, MAX_MINOR, minorDigits, toMinor } from '../lib/money.ts'
+import { currencyCodes, isCurrency, MAX_MINOR, minorDigits, toMinor } from '../lib/money.ts'
+import { documented } from '../lib/schema-hints.ts'
 import type { AddressView } from './view-fields.ts'
 
 /** Field schemas shared by the travel resources. */
@@ -12,11 +13,23 @@ export const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1,
 export const optionalText = (max: number) => v.optional(v.nullable(text(max)))
 
 export const Email = v.pipe(v.string(), v.trim(), v.maxLength(254, 'must be at most 254 characters'), v.email('must be an email address'))
-export const Phone = v.pipe(v.string(), v.trim(), v.regex(/^\+?[0-9 ().-]{3,32}$/, 'must be a phone number (digits, spaces, + ( ) . -)'))
+/**
+ * 3–32 of digits, spaces and `( ) . -` after an optional `+`, checked on the trimmed value: the
+ * pattern says so for the untrimmed one too (no space at either end), so the document states it.
+ */
+export const Phone = v.pipe(
+  v.string(),
+  v.trim(),
+  v.regex(/^(?:\+[0-9 ().-]{2,31}|[0-9().-][0-9 ().-]{1,30})[0-9().-]$/, 'must be a phone number (digits, spaces, + ( ) . -)'),
+)
 
 export const Currency = v.pipe(
   v.string(),
-  v.check(isCurrency, 'must be an ISO 4217 currency code of three capital letters, e.g. EUR'),
+  documented(v.check(isCurrency, 'must be an ISO 4217 currency code of three capital letters, e.g. EUR'), {
+    get enum() { return currencyCodes() },
+    description: 'ISO 4217 currency code, e.g. `EUR`',
+    examples: ['EUR'],
+  }),
 )
 
 /** A money amount in major units; its decimals are checked against the currency by the service. */
@@ -32,11 +45,11 @@ export const Quantity = v.pipe(v.number(), v.integer('must be a whole number'), 
 /** `YYYY-MM-DD`, a real calendar date. */
 export const CalendarDate = v.pipe(
   v.string(),
-  v.check((s) => {
+  documented(v.check((s: string) => {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false
     const d = new Date(`${s}T00:00:00Z`)
     return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s)
-  }, 'must be a calendar date YYYY-MM-DD'),
+  }, 'must be a calendar date YYYY-MM-DD'), { format: 'date', description: 'Calendar date `YYYY-MM-DD` (a real date: no February 30)', examples: ['2027-06-01'] }),
 )
 
 /** Up to 50 string→string pairs. */
@@ -52,12 +65,22 @@ export const Metadata = v.pipe(
 export const IdRef = (prefix: string) =>
   v.pipe(v.string(), v.regex(new RegExp(`^${prefix}_[0-9a-f-]{36}$`), `must be an id starting with ${prefix}_`))
 
-/** Query filter: an ISO 8601 timestamp, normalised to UTC with milliseconds. */
-export const TimestampQuery = v.pipe(
-  v.string(),
-  v.check((s) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 timestamp'),
-  v.transform((s) => new Date(s).toISOString()),
+/** An ISO 8601 timestamp: RFC 3339, or a date alone (midnight UTC). */
+const _isTimestamp = documented(
+  v.check((s: string) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 timestamp'),
+  {
+    anyOf: [{ format: 'date-time' }, { format: 'date' }],
+    description: 'An ISO 8601 timestamp (RFC 3339, e.g. `2027-06-01T09:30:00Z`), or a date alone (`2027-06-01`: midnight UTC)',
+    examples: ['2027-06-01T09:30:00Z'],
+  },
 )
+
+/** Query filter: an ISO 8601 timestamp, normalised to UTC with milliseconds. */
+export const TimestampQuery = v.pipe(v.string(), _isTimestamp, v.transform((s) => new Date(s).toISOString()))
+
+/** TimestampQuery with its own words and example in the document (which shows a query up to its transform). */
+export const timestampQuery = (description: string, example: string) =>
+  v.pipe(v.string(), v.description(description), v.examples([example]), _isTimestamp, v.transform((s) => new Date(s).toISOString()))
 
 export const BoolQuery = v.pipe(v.picklist(['true', 'false'], "must be 'true' or 'false'"), v.transform((s) => s === 'true'))
 
@@ -76,7 +99,14 @@ export const LowerEmail = v.pipe(Email, v.toLowerCase())
 export const EmailQuery = LowerEmail
 
 /** ISO 3166-1 alpha-2, capitals, e.g. `NO`. */
-export const Country = v.pipe(v.string(), v.check(isCountry, 'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. NO'))
+export const Country = v.pipe(
+  v.string(),
+  documented(v.check(isCountry, 'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. NO'), {
+    enum: [...COUNTRY_CODES].sort(),
+    description: 'ISO 3166-1 alpha-2 country code in capitals, e.g. `NO`',
+    examples: ['NO'],
+  }),
+)
 
 /** A postal address (customers, suppliers); output with `null` for the optional parts. */
 export const Address = v.strictObject({

@@ -45,7 +45,8 @@ test('schemas JSON Schema cannot fully express convert without failing, into a v
   const body = op('post', '/v1/content/:entity').requestBody.content['application/json'].schema
   assert.deepEqual(body.properties.count, { type: 'string' }, 'a request field is shown as the input before its transform')
   assert.equal(body.properties.date.type, 'string')
-  assert.match(body.properties.date.description, /calendar date YYYY-MM-DD/, 'a check is described in words')
+  assert.equal(body.properties.date.format, 'date', 'a check documented() with its keywords has them')
+  assert.match(body.properties.date.description, /Calendar date `YYYY-MM-DD`/)
   assert.deepEqual(body.required.sort(), ['anything', 'count', 'date'])
   const item = op('get', '/v1/content/:entity').responses['200'].content['application/json'].schema.properties.data.items
   assert.deepEqual(item.properties.size, { type: 'number' }, 'a response field is shown as the output')

@@ -1,3 +1,4 @@
+import { documented } from '../../lib/schema-hints.ts'
 import * as v from 'valibot'
 import { Metadata, optionalText, text } from '../fields.ts'
 import * as out from '../view-fields.ts'
@@ -22,7 +23,9 @@ const Status = v.picklist(CONTENT_STATUSES, `must be one of ${CONTENT_STATUSES.j
 /** Any JSON object (not an array); `null` stands for `{}`. */
 const Data = v.pipe(
   v.custom<Record<string, unknown>>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be an object'),
-  v.check((o) => Buffer.byteLength(JSON.stringify(o)) <= MAX_DATA_BYTES, `must be at most ${MAX_DATA_BYTES} bytes as JSON`),
+  documented(v.check((o: Record<string, unknown>) => Buffer.byteLength(JSON.stringify(o)) <= MAX_DATA_BYTES, `must be at most ${MAX_DATA_BYTES} bytes as JSON`), {
+    type: 'object', description: `Any JSON object, at most ${MAX_DATA_BYTES} bytes as JSON`,
+  }),
 )
 
 const entries = {

@@ -15,6 +15,7 @@ export const invoiceRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'POST', path: '/v1/invoices', scope: write, tag, summary: 'Create an open invoice', status: 201,
+    rules: ['a total of `lines` (quantity × unitPrice) over 10^13 minor units of `currency` (422 at `lines`)', 'a `unitPrice` with more decimals than `currency` has (422)'],
     body: CreateInvoiceBody, readOnly: INVOICE_READ_ONLY, events: ['invoice.created'],
     response: InvoiceView,
     handler: ({ ctx, body }) => invoices.createInvoice(ctx, body),
@@ -26,6 +27,7 @@ export const invoiceRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'PATCH', path: '/v1/invoices/:id', scope: write, tag, summary: 'Update an open invoice, or void it', params,
+    rules: ['a total of `lines` (quantity × unitPrice) over 10^13 minor units of `currency` (422 at `lines`)', 'a `unitPrice` with more decimals than `currency` has (422)'],
     body: UpdateInvoiceBody, readOnly: INVOICE_PATCH_READ_ONLY, events: ['invoice.paid'],
     response: InvoiceView,
     handler: ({ ctx, params, body }) => invoices.updateInvoice(ctx, params.id!, body),

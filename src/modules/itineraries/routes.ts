@@ -15,6 +15,7 @@ export const itineraryRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'POST', path: '/v1/itineraries', scope: write, tag, summary: 'Create an itinerary', status: 201,
+    rules: ['`endDate` before `startDate` (422)', 'a `days[].day` past the number of days from `startDate` to `endDate` (422)', 'a `days[].date` outside `startDate`…`endDate` (422)', 'a `days[].day` listed twice (422)'],
     body: CreateItineraryBody, readOnly: ITINERARY_READ_ONLY, events: ['itinerary.created'],
     response: ItineraryView,
     handler: ({ ctx, body }) => itineraries.createItinerary(ctx, body),
@@ -26,6 +27,7 @@ export const itineraryRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'PATCH', path: '/v1/itineraries/:id', scope: write, tag, summary: 'Update an itinerary', params,
+    rules: ['`endDate` before `startDate` (422; the stored dates count where not sent)', 'a `days[].day` past the number of days from `startDate` to `endDate` (422)', 'a `days[].date` outside `startDate`…`endDate` (422)', 'a `days[].day` listed twice (422)'],
     body: UpdateItineraryBody, readOnly: ITINERARY_READ_ONLY,
     response: ItineraryView,
     handler: ({ ctx, params, body }) => itineraries.updateItinerary(ctx, params.id!, body),

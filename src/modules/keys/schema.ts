@@ -1,14 +1,17 @@
 import * as v from 'valibot'
 import { KEY_LIFETIME } from '../../lib/duration.ts'
 import { Duration } from '../fields.ts'
-import { isValidScope } from '../../http/scopes.ts'
+import { isValidScope, RESOURCES } from '../../http/scopes.ts'
+import { documented } from '../../lib/schema-hints.ts'
 import * as out from '../view-fields.ts'
 
 /** POST /v1/keys (CONTRACT §12): what `travelops keys create` takes. */
 export const CreateKeyBody = v.strictObject({
   name: v.optional(v.nullable(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100, 'must be at most 100 characters')))),
   scopes: v.optional(v.pipe(
-    v.array(v.pipe(v.string(), v.check(isValidScope, (i) => `'${String(i.input)}' is not a scope (<resource>:read|write|*, or *)`))),
+    v.array(v.pipe(v.string(), documented(v.check(isValidScope, (i) => `'${String(i.input)}' is not a scope (<resource>:read|write|*, or *)`), {
+      enum: ['*', ...RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`, `${r}:*`])],
+    }))),
     v.minLength(1, 'must name at least one scope'),
     v.maxLength(50, 'must have at most 50 scopes'),
     v.transform((list) => [...new Set(list)]),

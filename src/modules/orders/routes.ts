@@ -15,6 +15,7 @@ export const orderRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'POST', path: '/v1/orders', scope: write, tag, summary: 'Create an order', status: 201,
+    rules: ['a total of `items` (quantity × unitPrice) over 10^13 minor units of `currency` (422 at `items`)', 'a `unitPrice` with more decimals than `currency` has (422)'],
     body: CreateOrderBody, readOnly: ORDER_READ_ONLY, events: ['order.created'],
     response: OrderView,
     handler: ({ ctx, body }) => orders.createOrder(ctx, body),
@@ -26,6 +27,7 @@ export const orderRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'PATCH', path: '/v1/orders/:id', scope: write, tag, summary: 'Update an order', params,
+    rules: ['a total of `items` (quantity × unitPrice) over 10^13 minor units of `currency` (422 at `items`)', 'a `unitPrice` with more decimals than `currency` has (422)'],
     body: UpdateOrderBody, readOnly: ORDER_PATCH_READ_ONLY, events: ['order.updated', 'order.confirmed', 'order.cancelled'],
     response: OrderView,
     handler: ({ ctx, params, body }) => orders.updateOrder(ctx, params.id!, body),

@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { documented } from '../../lib/schema-hints.ts'
 import { CalendarDate, Currency, LowerEmail, IdRef, Metadata, Money, Phone, Quantity, TimestampQuery, optionalText, text } from '../fields.ts'
 import * as out from '../view-fields.ts'
 
@@ -40,6 +41,7 @@ export const CreateOrderBody = v.pipe(
     ['customer'],
   ),
 )
+documented(CreateOrderBody.pipe[1], { anyOf: [{ required: ['customer'], properties: { customer: { type: 'object' } } }, { required: ['customerId'], properties: { customerId: { type: 'string' } } }] })
 
 /** `customerId` re-links the order and, unless `customer` is also given, copies that customer again; `null` unlinks and keeps the copy. */
 export const UpdateOrderBody = v.strictObject({

@@ -27,6 +27,7 @@ export const paymentRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'POST', path: '/v1/payments/:id/refund', scope: write, tag, summary: 'Refund a payment, in part or in full', params,
+    rules: ['an `amount` over what is left of the payment (422)', 'an `amount` with more decimals than the payment\'s currency has (422)'],
     body: RefundPaymentBody, events: ['payment.refunded'],
     response: PaymentView,
     handler: ({ ctx, params, body }) => payments.refundPayment(ctx, params.id!, body),

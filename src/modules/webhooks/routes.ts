@@ -24,6 +24,7 @@ export const webhookRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'GET', path: '/v1/webhooks/stats', scope: read, tag, summary: 'Delivery attempts per hour or day: counts and duration percentiles',
+    rules: ['`until` (default: now) not after `since` (default: 24 hours before `until`) (400)', 'a range of more than 1000 buckets (400)'],
     description: 'One row per `bucket` (`hour` or `day`, UTC) from `since` to `until` (default: the last 24 hours), empty buckets included. '
       + 'Attempts are counted by the time they were made; `p50_ms` and `p95_ms` are exact percentiles of their durations, `null` for an empty bucket. '
       + `At most ${MAX_STATS_BUCKETS} buckets: a longer range answers 400. \`webhook_id\` restricts it to one subscription.`,

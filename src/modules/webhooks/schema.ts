@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { EVENT_NAMES, isEventName } from '../../events/catalog.ts'
-import { headerNameProblem, headerValueProblem } from '../../lib/http-headers.ts'
+import { anyCase, HEADER_PATTERNS, headerNameProblem, headerValueProblem } from '../../lib/http-headers.ts'
+import { documented } from '../../lib/schema-hints.ts'
 import { TimestampQuery } from '../fields.ts'
 import * as out from '../view-fields.ts'
 import { EventView } from './event-view.ts'
@@ -10,21 +11,27 @@ const RESERVED = /^(user-agent|x-webhook-.*|webhook-(id|timestamp|signature))$/i
 export const WebhookUrl = v.pipe(
   v.string(),
   v.maxLength(2048, 'must be at most 2048 characters'),
-  v.check((s) => {
+  documented(v.check((s: string) => {
     try {
       const u = new URL(s)
       return u.protocol === 'http:' || u.protocol === 'https:'
     } catch {
       return false
     }
-  }, 'must be an absolute http or https URL'),
+  }, 'must be an absolute http or https URL'), {
+    format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]', description: 'An absolute http or https URL', examples: ['https://example.com/hooks/travelops'],
+  }),
 )
 
 export const WebhookEvents = v.pipe(
-  v.array(v.pipe(v.string(), v.check((s) => s === '*' || isEventName(s), (issue) => `unknown event name '${String(issue.input)}'`))),
+  v.array(v.pipe(v.string(), documented(v.check((s: string) => s === '*' || isEventName(s), (issue) => `unknown event name '${String(issue.input)}'`), { enum: ['*', ...EVENT_NAMES] }))),
   v.minLength(1, 'must name at least one event, or ["*"] for all'),
   v.maxLength(EVENT_NAMES.length, `must have at most ${EVENT_NAMES.length} names`),
-  v.check((list) => !list.includes('*') || list.length === 1, '"*" stands alone: it already means every event'),
+  documented(v.check((list: string[]) => !list.includes('*') || list.length === 1, '"*" stands alone: it already means every event'), {
+    anyOf: [{ maxItems: 1 }, { not: { contains: { const: '*' } } }],
+    description: 'Event names, or `["*"]` for every event (`*` stands alone); a name given twice counts once',
+    examples: [['order.created', 'order.confirmed']],
+  }),
   v.transform((list) => [...new Set(list)]),
 )
 
@@ -36,13 +43,21 @@ export const WebhookHeaders = v.pipe(
     v.pipe(
       v.string(),
       v.maxLength(100, 'header names must be at most 100 characters'),
-      v.check((name) => headerNameProblem(name) === null, (issue) => `header '${String(issue.input)}' ${headerNameProblem(String(issue.input))}`),
-      v.check((name) => !RESERVED.test(name), (issue) => `header '${String(issue.input)}' is set by travelops and cannot be overridden`),
+      documented(v.check((name: string) => headerNameProblem(name) === null, (issue) => `header '${String(issue.input)}' ${headerNameProblem(String(issue.input))}`), {
+        pattern: HEADER_PATTERNS.name,
+      }),
+      documented(v.check((name: string) => !RESERVED.test(name), (issue) => `header '${String(issue.input)}' is set by travelops and cannot be overridden`), {
+        not: { anyOf: [{ pattern: HEADER_PATTERNS.refused }, { pattern: anyCase(RESERVED.source) }] },
+        description: 'An HTTP header name (RFC 9110 token), neither connection-specific nor one travelops sets itself',
+      }),
     ),
     v.pipe(
       v.string(),
       v.maxLength(1024, 'values must be at most 1024 characters'),
-      v.check((value) => headerValueProblem(value) === null, (issue) => `value ${headerValueProblem(String(issue.input))}`),
+      documented(v.check((value: string) => headerValueProblem(value) === null, (issue) => `value ${headerValueProblem(String(issue.input))}`), {
+        pattern: HEADER_PATTERNS.value,
+        description: 'Printable ASCII without leading or trailing spaces',
+      }),
     ),
   ),
   v.maxEntries(20, 'must have at most 20 headers'),

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import type { TenantContext } from '../../context.ts'
 import { badRequest } from '../../http/errors.ts'
-import { TimestampQuery } from '../fields.ts'
+import { timestampQuery } from '../fields.ts'
 import * as out from '../view-fields.ts'
 import { paced } from '../../lib/paced.ts'
 import * as repo from './repo.ts'
@@ -12,8 +12,8 @@ export const STATS_BUCKETS = ['hour', 'day'] as const
 export const MAX_STATS_BUCKETS = 1000
 
 export const StatsQuery = {
-  since: v.optional(v.pipe(TimestampQuery, v.description('Start (inclusive, ISO 8601); default 24 h before `until`'))),
-  until: v.optional(v.pipe(TimestampQuery, v.description('End (exclusive, ISO 8601); default now'))),
+  since: v.optional(timestampQuery('Start (inclusive, ISO 8601 or a date); default 24 h before `until`', '2027-06-01T00:00:00Z')),
+  until: v.optional(timestampQuery('End (exclusive, ISO 8601 or a date); default now', '2027-06-02T00:00:00Z')),
   bucket: v.optional(v.pipe(v.picklist(STATS_BUCKETS, 'must be hour or day'), v.description('`hour` (default) or `day`, in UTC'))),
   webhook_id: v.optional(v.pipe(v.string(), v.regex(/^wh_[0-9a-f-]{36}$/, 'must be a webhook id (wh_…)'), v.description('Only this subscription\'s attempts'))),
 }
