@@ -2,6 +2,8 @@
 // allowed range; out of range or malformed is refused naming the range (exit 2 / 422), never
 // capped. Where `0` means "never" (--retention, --disable-after) the range says so.
 
+import toRegexRange from 'to-regex-range'
+
 const DAY = 86_400_000
 const UNITS = { s: 1_000, m: 60_000, h: 3_600_000, d: DAY } as const
 
@@ -22,6 +24,19 @@ export const LINK_LIFETIME: DurationRange = { minMs: 1_000, maxMs: 7 * DAY }
 /** `--retention` (0: keep everything) and `--disable-after` (0: never). */
 export const RETENTION: DurationRange = { minMs: 1_000, maxMs: 3650 * DAY, zero: 'keep everything' }
 export const DISABLE_AFTER: DurationRange = { minMs: 1_000, maxMs: 3650 * DAY, zero: 'never' }
+
+/**
+ * The JSON Schema `pattern` of the durations in `range`, exactly as parseDuration() accepts them:
+ * per unit, the integers (leading zeros allowed) that fall in the range, and `0` where it means something.
+ */
+export function durationPattern(range: DurationRange): string {
+  const units = Object.entries(UNITS).flatMap(([unit, ms]) => {
+    const lo = Math.max(1, Math.ceil(range.minMs / ms))
+    const hi = Math.floor(range.maxMs / ms)
+    return lo <= hi ? [`0*${toRegexRange(lo, hi, { capture: false })}${unit}`] : []
+  })
+  return `^(?:${[...units, ...(range.zero === undefined ? [] : ['0'])].join('|')})$`
+}
 
 /** `text` in milliseconds, or null when it is malformed or out of `range` (durationError() says which). */
 export function parseDuration(text: string, range: DurationRange): number | null {

@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import type { ErrorDetail } from '../http/errors.ts'
 import { COUNTRY_CODES, isCountry } from '../lib/countries.ts'
 import { parseJson as parseJsonText } from '../lib/json.ts'
-import { DURATION_PATTERN, durationError, formatDuration, parseDuration, type DurationRange } from '../lib/duration.ts'
+import { DURATION_PATTERN, durationError, durationPattern, formatDuration, parseDuration, type DurationRange } from '../lib/duration.ts'
 import { currencyCodes, isCurrency, MAX_MINOR, minorDigits, toMinor } from '../lib/money.ts'
 import { documented } from '../lib/schema-hints.ts'
 import type { AddressView } from './view-fields.ts'
@@ -165,6 +165,6 @@ export function minorAt(amount: number, currency: string, path: string, details:
 export const Duration = (range: DurationRange, description: string) => v.pipe(
   v.string(),
   v.regex(DURATION_PATTERN, () => durationError(undefined, range)!),
-  v.check((s) => !DURATION_PATTERN.test(s) || parseDuration(s, range) !== null, () => durationError(undefined, range)!),
+  documented(v.check((s: string) => !DURATION_PATTERN.test(s) || parseDuration(s, range) !== null, () => durationError(undefined, range)!), { pattern: durationPattern(range) }),
   v.description(`${description}: \`<integer><s|m|h|d>\`, from ${formatDuration(range.minMs)} to ${formatDuration(range.maxMs)}`),
 )
