@@ -1,4 +1,4 @@
-// `npm run bench`: the performance figures of the README's issue, each measured in the same
+// `npm run bench`: the performance figures of docs/performance.md, each measured in the same
 // run as its baseline (these machines are shared and noisy), printed as a table and written
 // to bench/results.json. Everything runs on 127.0.0.1 in separate processes: the real
 // `serve` (logging at info into a file), a bare h3 route (the HTTP baseline), a webhook

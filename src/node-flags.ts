@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm'
 /**
  * Node (V8) flags every travelops process runs with: `./travelops` passes them to node, the
  * executable carries them in its SEA configuration (`execArgv`), the benchmark and the memory
- * test start `serve` with them. `npx travelops` cannot (npm starts node), see README.
+ * test start `serve` with them. `npx travelops` cannot (npm starts node): docs/operator.md, "Stopping a server".
  *
  * --max-semi-space-size=16: on a machine with much memory V8 lets the young generation grow to
  * 2 × 64 MB under a burst of requests and keeps it committed afterwards (measured: new space

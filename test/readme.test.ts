@@ -51,10 +51,11 @@ describe('README and docs/', () => {
     assert.notEqual(unset.status, 0)
     assert.match(unset.stderr, /TRAVELOPS_WEBHOOK_SECRET/, unset.stderr)
     assert.doesNotMatch(unset.stderr, /ERR_INVALID_ARG_TYPE/)
-    await _deliverTo(file, dir, 'order.created')
+    await _deliverTo(file, dir, 'order.created', 'whsec-readme-0123456789')
+    await _deliverTo(file, dir, 'order.created', 'generated')
   })
 
-  test('the standardwebhooks receiver verifies a real delivery', async () => {
+  test('the standardwebhooks receiver verifies a real delivery, with a secret of either kind', async () => {
     const [, library] = readmeBlocks(WEBHOOKS, 'js')
     assert.ok(library)
     const home = join(dir, 'sw')
@@ -62,24 +63,32 @@ describe('README and docs/', () => {
     symlinkSync(join(ROOT, 'node_modules'), join(home, 'node_modules'))
     const file = join(home, 'receiver.mjs')
     writeFileSync(file, library.lines.join('\n'))
-    await _deliverTo(file, home, 'order.created')
+    await _deliverTo(file, home, 'order.created', 'whsec-readme-0123456789')
+    await _deliverTo(file, home, 'order.created', 'generated')
+    await _deliverTo(file, home, 'order.created', `whsec_${Buffer.alloc(24, 7).toString('base64')}`)
   })
 })
 
-/** Starts the receiver file with a secret, subscribes it on a real server, makes an order; the receiver must print the event. */
-async function _deliverTo(file: string, cwd: string, event: string): Promise<void> {
+/**
+ * Subscribes a receiver on a real server with `secret` (`generated`: none given, the service's
+ * `whsec_` one), starts the receiver file with that secret, makes an order; the receiver must print the event.
+ */
+async function _deliverTo(file: string, cwd: string, event: string, secret: string): Promise<void> {
   const { startTestApp, orderBody } = await import('./helpers/app.ts')
   const app = await startTestApp({ allowPrivateTargets: true })
   const port = await freePort()
-  const secret = 'whsec-readme-0123456789'
-  const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, TRAVELOPS_WEBHOOK_SECRET: secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let child: ReturnType<typeof spawn> | undefined
   let out = ''
-  child.stdout.on('data', (d) => (out += d))
-  child.stderr.on('data', (d) => (out += d))
   try {
     const t = await app.tenant()
-    const hook = await t.request('POST', '/v1/webhooks', { body: { url: `http://127.0.0.1:${port}/hook`, events: [event], secret } })
+    const body = { url: `http://127.0.0.1:${port}/hook`, events: [event], ...(secret === 'generated' ? {} : { secret }) }
+    const hook = await t.request('POST', '/v1/webhooks', { body })
     assert.equal(hook.status, 201)
+    const key = secret === 'generated' ? hook.body.data.secret : secret
+    if (secret === 'generated') assert.match(key, /^whsec_/)
+    child = spawn(process.execPath, [file], { cwd, env: { ...process.env, TRAVELOPS_WEBHOOK_SECRET: key, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+    child.stdout!.on('data', (d) => (out += d))
+    child.stderr!.on('data', (d) => (out += d))
     let forged = 0
     for (const started = Date.now(); !forged && Date.now() - started < 10_000;) {
       forged = await _post(port, '{"event":"order.created"}', { 'x-webhook-signature': '00'.repeat(32) }).catch(() => new Promise<number>((r) => setTimeout(() => r(0), 50)))
@@ -93,7 +102,7 @@ async function _deliverTo(file: string, cwd: string, event: string): Promise<voi
     const deliveries = (await t.request('GET', '/v1/webhooks/deliveries')).body.data
     assert.equal(deliveries[0].status, 'delivered', JSON.stringify(deliveries[0]))
   } finally {
-    child.kill()
+    child?.kill()
     await app.close()
   }
 }

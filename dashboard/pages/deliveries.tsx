@@ -10,7 +10,7 @@ const REFRESH_MS = 3000
 export function DeliveryTable({ base, rows, hooks, more, endpoint = true }: { base: string; rows: Delivery[]; hooks: Webhook[]; more?: boolean; endpoint?: boolean }) {
   const urls = new Map(hooks.map((h) => [h.id, h.url]))
   if (rows.length === 0 && more) {
-    // A filtered page stops after looking at 100,000 deliveries (README "Decisions"): older ones may still match.
+    // A filtered page stops after looking at 100,000 deliveries (docs/decisions/0003-filtered-page-budget.md): older ones may still match.
     return <Empty title="None among the deliveries looked at">A filtered page looks at up to 100,000 deliveries; press Older to look further back.</Empty>
   }
   if (rows.length === 0) return <Empty title="No deliveries match">Deliveries appear here as soon as an event is sent to an endpoint.</Empty>

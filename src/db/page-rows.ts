@@ -13,7 +13,7 @@ const _FIRST = 21
  * At most this many of a tenant's records are looked at for one page of a list whose filters no
  * index serves in id order (a time range, a delivery's status, two filters at once): when the page
  * is not full by then, it ends with what it found, `has_more: true` and a cursor past what was
- * looked at (README "Decisions"): 40–90 ms of SQLite's time at most, measured at a million orders
+ * looked at (docs/decisions/0003-filtered-page-budget.md): 40–90 ms of SQLite's time at most, measured at a million orders
  * or deliveries, where such a list held every other tenant's requests for 0.3–0.8 s before.
  */
 export const SCAN_BUDGET = 100_000

@@ -240,7 +240,7 @@ class _Exchange implements Dispatcher.DispatchHandler {
     const timedOut = this.ended === 'timeout' || err instanceof this.u.errors.HeadersTimeoutError || err instanceof this.u.errors.BodyTimeoutError
     const error = timedOut ? `timeout after ${this.timeoutMs} ms` : _describe(err)
     // The status and headers arrived and the deadline cut the body off: the answer counts, as it
-    // stands; a connection broken mid-body stays an error (docs/decisions/0418-answer-cut-off-by-the-deadline.md).
+    // stands; a connection broken mid-body stays an error (docs/decisions/0040-answer-cut-off-by-the-deadline.md).
     if (timedOut && this.status !== null) return this._answered(`${error}: the response body was cut off`)
     this._settle({ ..._NOTHING, error })
   }

@@ -7,7 +7,7 @@ import type { Server } from 'node:http'
 export const HEADERS_TIMEOUT_MS = 10_000
 /** A connection idle between two requests this long is closed (Node adds a 1 s buffer past the advertised timeout). */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000
-/** A whole request, head and body, must arrive within this (docs/decisions/0419-connection-bounds.md). */
+/** A whole request, head and body, must arrive within this (docs/decisions/0038-connection-bounds.md). */
 export const REQUEST_TIMEOUT_MS = 30_000
 /** How often Node looks for requests past those timeouts (its default, 30 s, let them live 30 s longer). */
 const _CHECK_EVERY_MS = 1_000

@@ -10,7 +10,7 @@ export interface Page<T> {
 
 /**
  * Query fields every list accepts: `limit` 1–100 (default 20) and an opaque `cursor`, which must
- * be exactly what a page of this list writes (docs/decisions/417-cursors-by-shape.md): anything
+ * be exactly what a page of this list writes (docs/decisions/0043-cursors-by-shape.md): anything
  * else, forged or damaged, is a 400. `prefix`: the id prefix of the list's records.
  */
 export function pageQueryFor(prefix?: IdPrefix) {

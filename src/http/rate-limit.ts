@@ -18,7 +18,7 @@ export interface Limiter {
 
 /**
  * Fixed one-hour windows per API key, counted in memory: on SQLite one `serve` process owns the
- * counters (a restart starts fresh windows; this is written in the README).
+ * counters (a restart starts fresh windows: docs/decisions/0010-rate-limit-windows.md).
  */
 export class RateLimiter implements Limiter {
   #windows = new Map<string, { window: number; count: number }>()

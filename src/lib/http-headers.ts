@@ -2,7 +2,7 @@
  * Custom webhook headers (CONTRACT §7, §9, §16): what a subscription may ask us to send. The API
  * refuses anything else at create and PATCH; the sender checks stored rows again before
  * dispatch, so an old or hand-edited row fails only its own attempt; names that the API accepted
- * once and refuses now are left out instead (docs/decisions/0417-stored-refused-headers.md).
+ * once and refuses now are left out instead (docs/decisions/0039-stored-refused-headers.md).
  */
 
 /** RFC 9110 token: the characters a field name may have. */

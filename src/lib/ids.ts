@@ -10,7 +10,7 @@ const patterns = new Map<string, RegExp>(ID_PREFIXES.map((p) => [p, new RegExp(`
 
 /**
  * A new id: prefix, `_`, a version-7 UUID whose first 12 characters are a time window and a
- * count, so that the ids of one fan-out differ early (docs/decisions/0623-short-id-layout.md).
+ * count, so that the ids of one fan-out differ early (docs/decisions/0044-short-id-layout.md).
  * Ids sort by creation within a process, and by creation time across processes to the window.
  */
 export function newId(prefix: IdPrefix): string {

@@ -4,7 +4,7 @@
  * had before; once it has seen a key containing a backslash there (say `x\`, sent as `"x\\"`), a
  * later key written with an escape whose raw text begins with those characters and decodes to as
  * many (`"x\u00e9"`, `"x\n"`, `"x\""`) is read as that earlier key. A key written without an
- * escape is never misread, and neither is a value (README, "Decisions").
+ * escape is never misread, and neither is a value (docs/decisions/0031-json-keys.md).
  *
  * So a text without a backslash, or whose keys have none, is parsed as it is. Otherwise each key
  * written with an escape is replaced by a plain placeholder, the text parsed, and the placeholders

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { encodeCursor } from '../../src/http/pagination.ts'
 import { startTestApp, type TestApp, type TestSession, type TestTenant } from '../helpers/app.ts'
 
-// Every list takes back only the cursors it writes (docs/decisions/417-cursors-by-shape.md):
+// Every list takes back only the cursors it writes (docs/decisions/0043-cursors-by-shape.md):
 // any other value of `cursor`, damaged or forged, is a 400 bad_request naming `cursor`.
 
 /** Each list's path as requested, and the id prefix of its records (a new list must be added here). */

@@ -15,9 +15,10 @@ export const keyRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'POST', path: '/v1/keys', scope: write, tag, summary: 'Create an API key (its secret is in this answer only)', status: 201,
-    description: 'Creates a key of this tenant: `scopes` default `["*"]`, `rate_limit` requests per hour (absent or `null`: the serve\'s `--rate-limit`), `expires_in` like the CLI (`90d`, `12h`). '
+    description: 'Creates a key of this tenant: `scopes` default `["*"]`, `rate_limit` requests per hour (`null`: the serve\'s `--rate-limit`), `expires_in` a duration from `1s` to `3650d` (`90d`, `12h`; `null`: never). '
       + 'Only this answer carries `key`, the full secret. A key may only create keys whose scopes it holds itself '
-      + '(`orders:read` cannot create `orders:write` or `*`; `orders:*` can create `orders:read`): anything more is 403 `forbidden` naming the scope.',
+      + '(`orders:read` cannot create `orders:write` or `*`; `orders:*` can create `orders:read`), with a `rate_limit` no higher and an expiry no later than its own '
+      + '(left out, both are the calling key\'s own): anything more is 403 `forbidden` naming the bound. At most 1,000 unrevoked keys per tenant (422 beyond).',
     body: CreateKeyBody, readOnly: READ_ONLY,
     response: CreatedApiKeyView, secretFields: ['key'],
     handler: ({ ctx, body }) => createApiKey(ctx, body),
@@ -30,7 +31,8 @@ export const keyRoutes: RouteDef[] = [
   defineRoute({
     method: 'DELETE', path: '/v1/keys/:id', scope: write, tag, summary: 'Revoke an API key (it stops working at once)', params: { id: 'key' },
     description: 'Revokes the key and answers 200 with the key record, `revoked_at` set (unlike other DELETEs, which answer `{ id, deleted }`). '
-      + 'The next request with that key, including the one revoking itself, gets 401. Revoking a revoked key keeps its first `revoked_at`.',
+      + 'The next request with that key, including the one revoking itself, gets 401. Revoking a revoked key keeps its first `revoked_at`. '
+      + 'A key may revoke only keys whose every scope it holds itself (403 otherwise).',
     response: ApiKeyView,
     handler: ({ ctx, params }) => revokeApiKey(ctx, params.id!),
   }),
