@@ -82,7 +82,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   applyServeV8Flags()
   logger.info('travelops started', { version: VERSION, engine, db: engine === 'sqlite' ? config.db : redactUrl(config.db), url, maxConnections })
   // `dashboard link` names this address (CONTRACT §16); serve runs on without it.
-  const forgetUrl = await recordServeUrl(opened.db, engine, serveId, url, clock.now())
+  // Behind a proxy (--public-url) the address browsers reach is the public one.
+  const forgetUrl = await recordServeUrl(opened.db, engine, serveId, config.publicUrl ?? url, clock.now())
     .catch((err: unknown) => { logger.warn('could not record the listening address', { error: String(err) }); return async () => {} })
 
   const pruner = startPruner({ db: opened.db, retentionMs: config.retentionMs, clock, logger, room: checkpointer?.room })

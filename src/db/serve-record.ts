@@ -30,7 +30,8 @@ export async function recordServeUrl(db: Db, engine: Engine, id: string, url: st
  * The address of the newest running `serve` of this database, or undefined. A row of this host
  * counts while its process runs; on PostgreSQL a row of another host counts as it is (its
  * process cannot be checked from here; it removes the row when it stops). A wildcard listening
- * address is named as localhost, which a browser can open.
+ * address is named as localhost, which a browser can open. A serve with --public-url records that
+ * address instead (with its path, if any).
  */
 export async function runningServeUrl(db: Db, engine: Engine): Promise<string | undefined> {
   const rows = await db.selectFrom('serve_processes').select(['pid', 'host', 'proc_start', 'url'])
@@ -40,5 +41,6 @@ export async function runningServeUrl(db: Db, engine: Engine): Promise<string | 
   if (!live?.url) return undefined
   const u = new URL(live.url)
   if (u.hostname === '0.0.0.0' || u.hostname === '[::]') u.hostname = 'localhost'
-  return u.origin
+  // A --public-url may have a path (a proxy's prefix): it is kept.
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`
 }

@@ -72,6 +72,14 @@ describe('travelops dashboard', () => {
     } finally {
       assert.equal(await second.stop(), 0)
     }
+    // A serve behind a proxy (--public-url) is named by its public address.
+    const proxied = await startServe(['--db', other, '--log-level', 'error', '--public-url', 'https://ops.example.com/travelops'])
+    try {
+      const link = await runJson(['dashboard', 'link', '--db', other])
+      assert.ok(link.url.startsWith('https://ops.example.com/travelops/dashboard/signin#'), link.url)
+    } finally {
+      assert.equal(await proxied.stop(), 0)
+    }
     const r = await runCli(['dashboard', 'link', '--db', other])
     assert.match(r.stdout, /^http:\/\/localhost:3000\/dashboard\/signin#dl_/)
     const env = await runCli(['dashboard', 'link', '--db', other], { env: { PORT: '8443', TRAVELOPS_TLS_CERT: 'cert.pem' } })
