@@ -41,7 +41,7 @@ describe('the dashboard at phone width', () => {
 
     const tenant = await runJson(['tenants', 'create', '--db', db, '--name', 'Nordlys Expeditions & Fjord Adventure Travel Company International'])
     tenantId = tenant.id
-    const key = await runJson(['keys', 'create', '--db', db, '--tenant', tenantId, '--name', 'back office integration key'])
+    const key = await runJson(['keys', 'create', '--db', db, '--tenant', tenantId, '--name', 'back office integration key', '--rate-limit', '10000'])
     const api = apiClient(serve.url, key.key)
     // Keys: scoped, limited, expiring, and one revoked.
     const scoped = await api('POST', '/v1/keys', { name: 'booking website (production, eu-north-1)', scopes: ['orders:write', 'customers:read', 'products:read', 'webhooks:read', 'invoices:read'], rate_limit: 5000, expires_in: '90d' })

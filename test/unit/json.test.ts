@@ -116,7 +116,7 @@ describe('parseJson', () => {
       'lib/json.ts': ['JSON.parse(text)', 'JSON.parse(text)', 'JSON.parse(text.slice(spans[i], spans[i + 1]))', 'JSON.parse(renamed + text.slice(from))'],
       'modules/invoices/view.ts': ['JSON.parse(row.lines)', 'JSON.parse(row.lines)'],
       'modules/itineraries/service.ts': ['JSON.parse(row.days)', 'JSON.parse(row.days)'],
-      'modules/keys/api.ts': ['JSON.parse(row.scopes)', 'JSON.parse(caller.scopes)'],
+      'modules/keys/api.ts': ['JSON.parse(row.scopes)', 'JSON.parse(row.scopes)', 'JSON.parse(caller.scopes)'],
       'modules/keys/service.ts': ['JSON.parse(row.scopes)'],
       'modules/orders/service.ts': ['JSON.parse(row.items)', 'JSON.parse(text)', 'JSON.parse(json)', 'JSON.parse(row.items)', 'JSON.parse(row.items)'], // stored items: keys are ours
       'modules/webhooks/deliveries.ts': ['JSON.parse(hook.events)'],

@@ -8,7 +8,7 @@ import { grants, RESOURCES, type Resource } from '../../http/scopes.ts'
 import { KEY_LIFETIME, parseDuration } from '../../lib/duration.ts'
 import { jsonString } from '../../lib/json.ts'
 import type { ApiKey, CreatedApiKey, CreateKeyInput } from './schema.ts'
-import { createKey, revokeKey } from './service.ts'
+import { countUnrevokedKeys, createKey, revokeKey } from './service.ts'
 
 /** /v1/keys (CONTRACT §12): a tenant's keys over the API, with the same service as the CLI. */
 const keys = tenantTable('api_keys')
@@ -59,9 +59,7 @@ export async function createApiKey(ctx: TenantContext, input: CreateKeyInput): P
   const rateLimit = bounds ? _boundedRate(input.rate_limit, bounds, ctx.config.rateLimit) : input.rate_limit ?? null
   const expiresAt = _expiry(input.expires_in, bounds, now)
   const k = await withTx(ctx.db, async ({ tx }) => {
-    const { n } = await tx.selectFrom('api_keys').select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('tenant_id', '=', ctx.tenantId).where('revoked_at', 'is', null).executeTakeFirstOrThrow()
-    if (Number(n) >= MAX_KEYS_PER_TENANT) {
+    if (await countUnrevokedKeys(tx, ctx.tenantId) >= MAX_KEYS_PER_TENANT) {
       throw validationFailed([{ path: '', message: `This tenant already has ${MAX_KEYS_PER_TENANT.toLocaleString('en')} unrevoked API keys, the most allowed; revoke one first` }])
     }
     return createKey(tx, {

@@ -36,6 +36,13 @@ export interface KeyView {
   last_used_at: string | null
 }
 
+/** The tenant's keys not revoked (expired ones count): CONTRACT §16 bounds them at 1,000. */
+export async function countUnrevokedKeys(db: Db, tenantId: string): Promise<number> {
+  const { n } = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('tenant_id', '=', tenantId).where('revoked_at', 'is', null).executeTakeFirstOrThrow()
+  return Number(n)
+}
+
 export async function createKey(
   db: Db,
   input: { tenantId: string; name?: string; scopes: string[]; rateLimit?: number; expiresAt?: Date },
