@@ -47,8 +47,11 @@ let child: ChildProcess | undefined
 /** A signal came: no further test process is started. */
 let interrupted = false
 
-/** How many test files run at once in a pass (node:test's --test-concurrency). */
-const CONCURRENCY = Number(process.env.TRAVELOPS_TEST_CONCURRENCY) || 2
+/**
+ * How many test files run at once in a pass (node:test's --test-concurrency). 3 on 2 cores: many
+ * files spend much of their time waiting on the processes they start (serve, the CLI, receivers).
+ */
+const CONCURRENCY = Number(process.env.TRAVELOPS_TEST_CONCURRENCY) || 3
 
 interface Pass {
   name: string
