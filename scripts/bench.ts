@@ -53,29 +53,29 @@ const OUT = (() => {
 const DEADLINE_S = QUICK ? 240 : 1200
 const S = {
   connections: 16,
-  warmupS: Number(process.env.BENCH_WARMUP_S ?? (QUICK ? 0.2 : 2)),
-  durationS: Number(process.env.BENCH_DURATION_S ?? (QUICK ? 0.4 : 6)),
+  warmupS: Number(process.env.BENCH_WARMUP_S ?? (QUICK ? 0.1 : 2)),
+  durationS: Number(process.env.BENCH_DURATION_S ?? (QUICK ? 0.25 : 6)),
   ordersSmall: 1_000,
   ordersLarge: QUICK ? 5_000 : 100_000,
-  deliveryEvents: QUICK ? 500 : 10_000, // × 2 subscriptions
+  deliveryEvents: QUICK ? 250 : 10_000, // × 2 subscriptions
   // The delivery loop's deliveries become due this long after they are set so: longer than the
   // worker's poll (1 s), which then wakes it at that instant. Shorter with --quick: the worker may
   // start up to a poll late, and the run is shorter by a second per loop.
   deliveryLeadMs: QUICK ? 300 : 1500,
   baselineRounds: QUICK ? 1 : 5, // passes of the undici loop; the delivery figure's baseline is the median
   workerConcurrency: 16, // the worker's effective concurrency to one receiver: 2 subscriptions × 8 per subscription, 16 connections per origin
-  sustainedS: QUICK ? 1 : Number(process.env.BENCH_SUSTAINED_S ?? 30),
+  sustainedS: QUICK ? 0.5 : Number(process.env.BENCH_SUSTAINED_S ?? 30),
   latencyRatePerS: QUICK ? 100 : 500,
-  latencyS: QUICK ? 1 : 5,
+  latencyS: QUICK ? 0.5 : 5,
   hostileDeliveries: QUICK ? 500 : 10_000, // due at once, to receivers that accept and never answer
   hostileHooks: 10,
   isolationRatePerS: 20,
-  isolationS: QUICK ? 1 : 5,
+  isolationS: QUICK ? 0.5 : 5,
   floodDeliveries: QUICK ? 1_000 : 100_000, // due at once, to receivers that refuse every connection
   floodRatePerS: 50, // the healthy tenant's POSTs per second meanwhile, and before it
-  floodS: QUICK ? 1 : 10,
+  floodS: QUICK ? 0.5 : 10,
   startupRuns: QUICK ? 1 : 5,
-  scaleRows: QUICK ? 20_000 : 1_000_000, // orders in the table, and finished deliveries, for the "how cost grows" figures
+  scaleRows: QUICK ? 10_000 : 1_000_000, // orders in the table, and finished deliveries, for the "how cost grows" figures
   // Passes of the delivery loop (each with its baseline right before) behind every delivery loop
   // figure — each engine's own, and each side of "delivery loop with 1 M delivered ÷ with none" —
   // the median pass taken: one pass is a few seconds on two cores shared with PostgreSQL and the
@@ -83,10 +83,10 @@ const S = {
   loopPasses: QUICK ? 1 : 3,
   retentionRatePerS: 200, // API requests per second while retention deletes the finished rows
   retentionMaxS: QUICK ? 5 : 120,
-  retentionWarmS: QUICK ? 0.5 : 3,
+  retentionWarmS: QUICK ? 0.25 : 3,
   retentionCheckMs: QUICK ? 250 : 1000, // how often the retention run asks whether expired rows are left
   idleBound: QUICK ? 50 : 1_000, // --max-connections of the idle-connections figure's serve; 2× that many idle connections are opened
-  idleS: QUICK ? 0.5 : 5, // /health sequentially this long, before and while they are open (under serve's 10 s head timeout)
+  idleS: QUICK ? 0.25 : 5, // /health sequentially this long, before and while they are open (under serve's 10 s head timeout)
 }
 
 /** The warm-up of a fresh process's first load: `extraS` longer, its JIT warms too (not with --quick, whose figures only say the harness works). */

@@ -16,6 +16,7 @@ import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { findPgBinDir, findSystemPgBinDir, startPgServer, type PgServer } from '../test/helpers/pg-server.ts'
 import { findStartingChromium } from '../test/helpers/browser.ts'
+import { buildCliBundle, CLI_BUNDLE_ENV } from '../test/helpers/cli-bundle.ts'
 import type { SummaryLine } from './test-reporter.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
@@ -39,13 +40,18 @@ const files = (dir: string): string[] => readdirSync(join(ROOT, dir)).flatMap((f
 
 /** The PostgreSQL server this run started (or is starting), stopped however the run ends: a refusal, the end, Ctrl-C. */
 let server: Promise<PgServer> | undefined
+/** The directory of the CLI bundle the tests spawn (test/helpers/cli-bundle.ts), built once for the run. */
+let cliDir: string | undefined
 /** The test process running now. */
 let child: ChildProcess | undefined
 /** A signal came: no further test process is started. */
 let interrupted = false
 
-/** How many test files run at once in a pass (node:test's --test-concurrency). */
-const CONCURRENCY = Number(process.env.TRAVELOPS_TEST_CONCURRENCY) || 2
+/**
+ * How many test files run at once in a pass (node:test's --test-concurrency). 3 on 2 cores: many
+ * files spend much of their time waiting on the processes they start (serve, the CLI, receivers).
+ */
+const CONCURRENCY = Number(process.env.TRAVELOPS_TEST_CONCURRENCY) || 3
 
 interface Pass {
   name: string
@@ -91,6 +97,8 @@ async function main(): Promise<number> {
       : [...new Set(only.flatMap((o) => statSync(join(ROOT, o)).isDirectory() ? files(o) : [o]))]
     const first = all.filter((f) => !f.startsWith('test/dashboard/') && (pgUrl || !f.startsWith('test/postgres/')))
     const pgEnv: Record<string, string> = pgUrl ? { TRAVELOPS_TEST_PG_URL: pgUrl } : {}
+    cliDir = mkdtempSync(join(tmpdir(), 'travelops-test-cli-'))
+    process.env[CLI_BUNDLE_ENV] = await buildCliBundle(cliDir)
     await _run(sqlitePass, first, pgEnv)
     if ('executablePath' in browser) {
       process.stdout.write(`# browser: Chromium at ${browser.executablePath}\n`)
@@ -102,6 +110,7 @@ async function main(): Promise<number> {
     }
   } finally {
     await _stopServer()
+    _removeCli()
   }
   if (interrupted) return 1
   return _summary(passes)
@@ -113,6 +122,11 @@ async function _stopServer(): Promise<void> {
   await (await s?.catch(() => undefined))?.stop()
 }
 
+function _removeCli(): void {
+  if (cliDir) rmSync(cliDir, { recursive: true, force: true })
+  cliDir = undefined
+}
+
 // Interrupted (Ctrl-C, a CI timeout): the test process is ended first, then the server is stopped.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => {
@@ -121,7 +135,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const ended = running && running.exitCode === null && running.signalCode === null
       ? new Promise<void>((r) => { running.once('exit', () => r()); running.kill(signal) })
       : Promise.resolve()
-    void ended.then(_stopServer).finally(() => process.exit(128 + constants.signals[signal]))
+    void ended.then(_stopServer).then(_removeCli).finally(() => process.exit(128 + constants.signals[signal]))
   })
 }
 

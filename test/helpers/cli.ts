@@ -2,9 +2,17 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { migrate } from '../../src/db/migrate.ts'
 import { openSqlite } from '../../src/db/sqlite.ts'
+import { cliBundle, cliBundleEnv } from './cli-bundle.ts'
 import { newPgDatabase, testEngine } from './engine.ts'
 
+/** The checkout's entry (tsx); runCli(), startServe() and runInPty() spawn the bundled CLI instead (cli-bundle.ts). */
 export const BIN = fileURLToPath(new URL('../../cli/bin.cjs', import.meta.url))
+
+/** The command line and environment that run the CLI: the test bundle (cli-bundle.ts) under the Node running the tests. */
+export async function cliCommand(args: string[], env: Record<string, string> = {}): Promise<{ argv: string[]; env: NodeJS.ProcessEnv }> {
+  const bundle = await cliBundle()
+  return { argv: [process.execPath, bundle, ...args], env: { ...process.env, ...cliBundleEnv(bundle), ...env } }
+}
 
 export interface CliResult {
   code: number | null
@@ -34,9 +42,10 @@ export async function migratedDb(file: string): Promise<string> {
 }
 
 /** Runs the real CLI as a process (the Node running the tests, ≥ 22). */
-export function runCli(args: string[], opts: { env?: Record<string, string>; input?: string | Uint8Array } = {}): Promise<CliResult> {
+export async function runCli(args: string[], opts: { env?: Record<string, string>; input?: string | Uint8Array } = {}): Promise<CliResult> {
+  const cmd = await cliCommand(args, opts.env)
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(cmd.argv[0]!, cmd.argv.slice(1), { env: cmd.env, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -64,9 +73,10 @@ export interface ServeProcess {
 }
 
 /** Starts `travelops serve --port 0 …` and waits for its "listening on http://…" line. */
-export function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const cmd = await cliCommand(['serve', '--port', '0', ...args], env)
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(cmd.argv[0]!, cmd.argv.slice(1), { env: cmd.env, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     let err = ''
     const timer = setTimeout(() => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { BIN } from './cli.ts'
+import { cliCommand } from './cli.ts'
 
 export interface PtyResult {
   code: number | null
@@ -14,10 +14,11 @@ export interface PtyResult {
  * are all TTYs. When the output shows `waitFor`, `answer` is typed (followed by Enter).
  * `cols` sets the terminal's width. Stops the process after `timeoutMs` and rejects, rather than hanging the suite.
  */
-export function runInPty(args: string[], opts: { waitFor?: string; answer?: string; env?: Record<string, string>; timeoutMs?: number; cols?: number } = {}): Promise<PtyResult> {
-  const command = (opts.cols ? `stty cols ${opts.cols} rows 50; exec ` : '') + [process.execPath, BIN, ...args].map(_quote).join(' ')
+export async function runInPty(args: string[], opts: { waitFor?: string; answer?: string; env?: Record<string, string>; timeoutMs?: number; cols?: number } = {}): Promise<PtyResult> {
+  const cli = await cliCommand(args, opts.env)
+  const command = (opts.cols ? `stty cols ${opts.cols} rows 50; exec ` : '') + cli.argv.map(_quote).join(' ')
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: cli.env, stdio: ['pipe', 'pipe', 'pipe'] })
     let output = ''
     let answered = false
     const timer = setTimeout(() => {
