@@ -48,10 +48,10 @@ let child: ChildProcess | undefined
 let interrupted = false
 
 /**
- * How many test files run at once in a pass (node:test's --test-concurrency). 4 on 2 cores: many
+ * How many test files run at once in a pass (node:test's --test-concurrency). 3 on 2 cores: many
  * files spend much of their time waiting on the processes they start (serve, the CLI, receivers).
  */
-const CONCURRENCY = Number(process.env.TRAVELOPS_TEST_CONCURRENCY) || 4
+const CONCURRENCY = Number(process.env.TRAVELOPS_TEST_CONCURRENCY) || 3
 
 interface Pass {
   name: string
