@@ -53,8 +53,8 @@ const OUT = (() => {
 const DEADLINE_S = QUICK ? 240 : 1200
 const S = {
   connections: 16,
-  warmupS: Number(process.env.BENCH_WARMUP_S ?? (QUICK ? 0.1 : 2)),
-  durationS: Number(process.env.BENCH_DURATION_S ?? (QUICK ? 0.25 : 6)),
+  warmupS: Number(process.env.BENCH_WARMUP_S ?? (QUICK ? 0.2 : 2)),
+  durationS: Number(process.env.BENCH_DURATION_S ?? (QUICK ? 0.4 : 6)),
   ordersSmall: 1_000,
   ordersLarge: QUICK ? 5_000 : 100_000,
   deliveryEvents: QUICK ? 250 : 10_000, // × 2 subscriptions
