@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import { freePort } from './helpers/pg-server.ts'
-import { assertShellBlocksRun, docPages, readmeBlocks } from './helpers/readme.ts'
+import { assertShellBlocksRun, AT_ROOT, docPages, readmeBlocks, shellPages } from './helpers/readme.ts'
 
 // The README and every page of docs/ work word for word: every ```sh block runs with
 // `./travelops` being the checkout's launcher (helpers/readme.ts says how; test/package runs them
@@ -15,8 +15,6 @@ import { assertShellBlocksRun, docPages, readmeBlocks } from './helpers/readme.t
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const WEBHOOKS = join(ROOT, 'docs', 'webhooks.md')
-/** Pages whose blocks run at the checkout's root, by a test of their own (a fresh directory has no package.json). */
-const AT_ROOT: Record<string, string> = { 'docs/openapi.md': 'test/api/openapi-lint.test.ts' }
 
 describe('README and docs/', () => {
   let dir: string
@@ -29,7 +27,7 @@ describe('README and docs/', () => {
 
   after(() => rmSync(dir, { recursive: true, force: true }))
 
-  for (const page of docPages(ROOT).filter((p) => !(p in AT_ROOT))) {
+  for (const page of shellPages(ROOT)) {
     test(`every sh block of ${page} runs and prints what the page says`, async () => {
       const home = join(dir, page.replace(/\W/g, '_'))
       mkdirSync(home)

@@ -11,6 +11,12 @@ import { fileURLToPath } from 'node:url'
 // one bash; each page's blocks run top to bottom in a fresh directory of their own.
 
 /** README.md, then every docs/**\/*.md, as paths under `root` (the pages whose sh blocks run). */
+/** Pages whose blocks run at the checkout's root, by a test of their own (a fresh directory has no package.json). */
+export const AT_ROOT: Record<string, string> = { 'docs/openapi.md': 'test/api/openapi-lint.test.ts' }
+
+/** The pages whose ```sh blocks run in a fresh directory: every page but AT_ROOT's. */
+export const shellPages = (root: string): string[] => docPages(root).filter((p) => !(p in AT_ROOT))
+
 export function docPages(root: string): string[] {
   const docs = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.md'))

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, test } from 'node:test'
 import { readMigrationDir } from '../../src/db/migration-files.ts'
-import { assertShellBlocksRun, docPages } from '../helpers/readme.ts'
+import { assertShellBlocksRun, shellPages } from '../helpers/readme.ts'
 import { launchChromium, newWatchedPage } from '../helpers/browser.ts'
 import { checkDocsPage } from '../helpers/docs-page.ts'
 import { freePort, startPgServer } from '../helpers/pg-server.ts'
@@ -424,7 +424,7 @@ function _files(path: string): string[] {
 
 test('every sh block of the README and of docs/ runs with the executable as ./travelops (no Node on PATH)', async () => {
   const ports = [await freePort(), await freePort()]
-  for (const page of docPages(ROOT)) {
+  for (const page of shellPages(ROOT)) {
     const dir = mkdtempSync(join(sb.tmp, 'readme-'))
     await assertShellBlocksRun(join(ROOT, page), { travelops: sb.exe, dir, ports, env: baseEnv(sb) as Record<string, string> })
   }
