@@ -37,7 +37,7 @@ export default async function* summaryReporter(source: AsyncIterable<TestEvent>)
         if (error.failureType === 'subtestsFailed' || error.failureType === 'cancelledByParent') break
         const names = [...(stacks.get(file) ?? []).slice(0, event.data.nesting), event.data.name]
         const cause = error.cause instanceof Error ? error.cause.message : error.cause !== undefined ? String(error.cause) : error.message
-        yield `${JSON.stringify({ kind: 'fail', file, names, message: String(cause).split('\n\n')[0]!.split('\n').slice(0, 4).join('\n') } satisfies SummaryLine)}\n`
+        yield `${JSON.stringify({ kind: 'fail', file, names, message: _message(String(cause)) } satisfies SummaryLine)}\n`
         break
       }
       case 'test:diagnostic':
@@ -51,4 +51,10 @@ export default async function* summaryReporter(source: AsyncIterable<TestEvent>)
       }
     }
   }
+}
+
+/** A failure's message for the summary: its lines but blank ones, an assertion's diff included, at most 16 (a diff's tail is cut). */
+function _message(text: string): string {
+  const lines = text.split('\n').filter((l) => l.trim() !== '')
+  return lines.length <= 16 ? lines.join('\n') : [...lines.slice(0, 15), `… ${lines.length - 15} more lines`].join('\n')
 }

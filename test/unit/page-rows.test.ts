@@ -185,7 +185,12 @@ describe('readPageRows in windows (a filter no index serves)', () => {
   it('renders one large page a turn of the event loop: a timer due meanwhile runs after the first, not after all of them', async () => {
     const rows = Array.from({ length: 10 }, (_, i) => ({ id: `r${String(1000 - i).padStart(4, '0')}`, body: '€'.repeat(150_000) }))
     const read = async (_after: string | undefined, n: number) => rows.slice(0, n)
-    await new Promise((r) => setTimeout(r, 5)) // the turn a large page of an earlier test took is over
+    // The turn an earlier test's large page took is over once a small list has gone (it waits for
+    // that turn); a sleep alone was not enough under load, where the sleep's timer could fire between
+    // that turn's two hops and the pages below waited behind it. The timer below is then set from the
+    // timers phase, so the first page's immediate comes before the timer can run.
+    await readPageRows(20, undefined, async () => [])
+    await new Promise((r) => setTimeout(r, 1))
     const order: string[] = []
     setTimeout(() => order.push('timer'), 0)
     // Five clients' lists in one turn, each from a callback of its own as a request is: the first
