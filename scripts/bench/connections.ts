@@ -32,6 +32,7 @@ export async function measureIdleConnections(o: { root: string; tmp: string; bou
   const exited = new Promise<void>((r) => child.once('exit', () => r()))
   const idle: Socket[] = []
   let client: Client | undefined
+  let opening = false
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let out = ''
@@ -60,6 +61,17 @@ export async function measureIdleConnections(o: { root: string; tmp: string; bou
     for (let i = 0; i < 200; i++) await health() // warm-up, and the connection is open before the others come
     const before = await run()
 
+    // The kept connection asks for /health every 0.5 s while the others come: on a loaded machine,
+    // opening and refusing them outlasted serve's 5 s keep-alive, which closed the kept connection
+    // and ended the whole bench with undici's "other side closed".
+    opening = true
+    const ticking = (async () => {
+      while (opening) {
+        await health()
+        await sleep(500)
+      }
+    })()
+    ticking.catch(() => {}) // awaited below; when the connections fail first, theirs is the error reported
     let closed = 0
     const { hostname, port } = new URL(url)
     await Promise.all(Array.from({ length: 2 * o.bound }, () => new Promise<void>((resolve, reject) => {
@@ -76,6 +88,8 @@ export async function measureIdleConnections(o: { root: string; tmp: string; bou
       if (i > 500) throw new Error(`idle connections: ${closed} of ${2 * o.bound} closed, not ${excess}`)
       await sleep(10)
     }
+    opening = false
+    await ticking
     const refused = closed
     const during = await run()
     const held = idle.filter((s) => !s.destroyed && s.readyState === 'open').length
@@ -85,6 +99,7 @@ export async function measureIdleConnections(o: { root: string; tmp: string; bou
       before: { p50: percentile(before, 50), p99: percentile(before, 99) },
     }
   } finally {
+    opening = false
     for (const s of idle) s.destroy()
     await client?.close().catch(() => {})
     child.kill('SIGTERM')
