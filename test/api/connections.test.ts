@@ -94,7 +94,12 @@ class Probe {
   private waiting: (() => void) | null = null
   private timer: NodeJS.Timeout | undefined
 
-  private constructor(readonly socket: Socket, readonly openedAt: number) {
+  readonly socket: Socket
+  readonly openedAt: number
+
+  private constructor(socket: Socket, openedAt: number) {
+    this.socket = socket
+    this.openedAt = openedAt
     socket.setEncoding('latin1')
     socket.on('data', (d: string) => {
       this.received += d
