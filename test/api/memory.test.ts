@@ -120,7 +120,7 @@ describe(`memory after ${TOTAL / 1000} k requests of every kind`, () => {
     dir = mkdtempSync(join(tmpdir(), 'travelops-memory-'))
     const db = await migratedDb(join(dir, 'travelops.db'))
     rx = await startReceiver()
-    child = fork(CHILD, [db], { execArgv: ['--expose-gc', ...NODE_FLAGS, '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    child = fork(CHILD, [db], { execArgv: ['--expose-gc', ...NODE_FLAGS], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
     url = (await new Promise<{ url: string }>((resolve, reject) => {
       child.once('message', resolve)
       child.once('exit', (code) => reject(new Error(`memory serve exited with ${code}`)))
