@@ -7,8 +7,11 @@ import type { OpenDb, OpenOptions } from '../src/db/connect.ts'
 
 /** A failure the user should read; exit code 1 (operation failed) unless told otherwise. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  readonly exitCode: number
+
+  constructor(message: string, exitCode = 1) {
     super(message)
+    this.exitCode = exitCode
   }
 }
 

@@ -3,8 +3,15 @@ import type { Page } from './types.ts'
 
 /** An error answer of the API, in the contract's shape, or a network failure (status 0). */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details: { path: string; message: string }[] = []) {
+  readonly status: number
+  readonly code: string
+  readonly details: { path: string; message: string }[]
+
+  constructor(status: number, code: string, message: string, details: { path: string; message: string }[] = []) {
     super(message)
+    this.status = status
+    this.code = code
+    this.details = details
   }
 }
 

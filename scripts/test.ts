@@ -155,7 +155,7 @@ async function _run(pass: Pass, list: string[], env: Record<string, string>): Pr
   delete childEnv.NODE_TEST_CONTEXT
   try {
     const code = await new Promise<number>((resolve) => {
-      child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`,
+      child = spawn(process.execPath, ['--test', `--test-concurrency=${CONCURRENCY}`,
         '--test-reporter=spec', '--test-reporter-destination=stdout',
         `--test-reporter=${join(ROOT, 'scripts', 'test-reporter.ts')}`, `--test-reporter-destination=${file}`,
         ...list], { cwd: ROOT, stdio: 'inherit', env: childEnv })

@@ -31,6 +31,8 @@ import { VERSION } from './version.ts'
 
 export interface RunningServer {
   url: string
+  /** Node's HTTP(S) server under it, with the connection bounds applied (connections.ts). */
+  http: Listening['server']
   deps: AppDeps
   routes: readonly RouteDef[]
   /** Stops accepting, lets in-flight requests and deliveries finish (at most `graceMs`), closes the database. */
@@ -124,7 +126,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await opened.close()
   })())
 
-  return { url, deps, routes: app.routes, stop }
+  return { url, http: server, deps, routes: app.routes, stop }
 }
 
 /**

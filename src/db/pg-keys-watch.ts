@@ -24,7 +24,11 @@ export class KeysWatch {
   #closed = false
   #retry: NodeJS.Timeout | undefined
 
-  constructor(private readonly url: string) {}
+  private readonly url: string
+
+  constructor(url: string) {
+    this.url = url
+  }
 
   /** Changes whenever keys may have changed; null: do not cache. */
   version(): string | null {

@@ -196,13 +196,19 @@ class _Exchange implements Dispatcher.DispatchHandler {
   private ended: 'timeout' | 'aborted' | null = null
   private settled = false
 
-  constructor(
-    private readonly u: typeof import('undici'),
-    private readonly a: _AgentEntry,
-    private readonly started: number,
-    private readonly timeoutMs: number,
-    private readonly signal: AbortSignal | undefined,
-  ) {}
+  private readonly u: typeof import('undici')
+  private readonly a: _AgentEntry
+  private readonly started: number
+  private readonly timeoutMs: number
+  private readonly signal: AbortSignal | undefined
+
+  constructor(u: typeof import('undici'), a: _AgentEntry, started: number, timeoutMs: number, signal: AbortSignal | undefined) {
+    this.u = u
+    this.a = a
+    this.started = started
+    this.timeoutMs = timeoutMs
+    this.signal = signal
+  }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller

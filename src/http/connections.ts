@@ -16,6 +16,30 @@ const _ROOM = 1_024
 /** The open-file limit assumed where /proc/self/limits cannot be read. */
 const _FALLBACK_LIMIT = 1_024
 
+export interface ConnectionTimeouts {
+  headersMs: number
+  requestMs: number
+  keepAliveMs: number
+}
+
+/**
+ * The timeouts serve applies: §16's, unless TRAVELOPS_TEST_HTTP_TIMEOUTS (`head,request,keep-alive`
+ * in ms) shortens them. That variable is for the tests alone (docs/testing.md): they watch the
+ * real timeouts close real connections without waiting 10 and 30 s. A malformed value stops
+ * serve rather than be ignored.
+ */
+export function connectionTimeouts(env: NodeJS.ProcessEnv = process.env): ConnectionTimeouts {
+  const given = env.TRAVELOPS_TEST_HTTP_TIMEOUTS
+  if (given === undefined) return { headersMs: HEADERS_TIMEOUT_MS, requestMs: REQUEST_TIMEOUT_MS, keepAliveMs: KEEP_ALIVE_TIMEOUT_MS }
+  const ms = given.split(',').map((s) => (/^\d+$/.test(s.trim()) ? Number(s) : NaN))
+  const [headersMs, requestMs, keepAliveMs] = ms as [number, number, number]
+  // Node closes a request past requestTimeout whatever its head did: the head's must be the shorter.
+  if (ms.length !== 3 || ms.some((m) => !(m > 0)) || headersMs >= requestMs) {
+    throw new Error(`TRAVELOPS_TEST_HTTP_TIMEOUTS must be three positive ms values, head,request,keep-alive, the head's below the request's; got ${given}`)
+  }
+  return { headersMs, requestMs, keepAliveMs }
+}
+
 /**
  * The default bound on open connections: the process's open-file limit less room for the
  * database, deliveries and the rest (1,024 descriptors, or half the limit when it is small).
@@ -47,10 +71,10 @@ export function openFileLimit(limits?: string): number | null {
  * every second, and at most `maxConnections` open connections (Node closes any past that at once,
  * before reading a byte; those already open keep being answered).
  */
-export function boundConnections(server: Server, maxConnections: number): void {
-  server.headersTimeout = HEADERS_TIMEOUT_MS
-  server.requestTimeout = REQUEST_TIMEOUT_MS
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+export function boundConnections(server: Server, maxConnections: number, timeouts = connectionTimeouts()): void {
+  server.headersTimeout = timeouts.headersMs
+  server.requestTimeout = timeouts.requestMs
+  server.keepAliveTimeout = timeouts.keepAliveMs
   server.maxConnections = maxConnections
   // Node reads connectionsCheckingInterval when the server starts listening, and listhen creates
   // and starts the server in one call: its 'listening' handler is run again to start the check

@@ -7,14 +7,17 @@ export interface ErrorDetail {
 
 /** An expected failure with its HTTP status and contract error code. */
 export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: ErrorDetail[],
-    readonly headers?: Record<string, string>,
-  ) {
+  readonly status: number
+  readonly code: string
+  readonly details?: ErrorDetail[]
+  readonly headers?: Record<string, string>
+
+  constructor(status: number, code: string, message: string, details?: ErrorDetail[], headers?: Record<string, string>) {
     super(message)
+    this.status = status
+    this.code = code
+    this.details = details
+    this.headers = headers
   }
 }
 

@@ -100,10 +100,22 @@ function _streamFailed(ctx: TenantContext, requestId: string, err: unknown): voi
  * collection until the next full one, costing CPU and peak memory under load.
  */
 class _Input implements RouteInput<unknown, unknown> {
-  constructor(
-    readonly ctx: TenantContext, readonly params: Record<string, string>, readonly query: unknown, readonly body: unknown,
-    readonly responseHeaders: Record<string, string>, private readonly _event: H3Event,
-  ) {}
+  readonly ctx: TenantContext
+  readonly params: Record<string, string>
+  readonly query: unknown
+  readonly body: unknown
+  readonly responseHeaders: Record<string, string>
+  private readonly _event: H3Event
+
+  constructor(ctx: TenantContext, params: Record<string, string>, query: unknown, body: unknown,
+    responseHeaders: Record<string, string>, event: H3Event) {
+    this.ctx = ctx
+    this.params = params
+    this.query = query
+    this.body = body
+    this.responseHeaders = responseHeaders
+    this._event = event
+  }
 
   get request(): { origin: string; secure: boolean } {
     return _request(this._event)

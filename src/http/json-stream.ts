@@ -7,11 +7,15 @@
  * holds the event loop nor the memory an answer takes grows with the array.
  */
 export class JsonStream {
-  constructor(
-    readonly head: Readonly<Record<string, unknown>>,
-    readonly field: string,
-    readonly windows: AsyncIterable<readonly unknown[]>,
-  ) {}
+  readonly head: Readonly<Record<string, unknown>>
+  readonly field: string
+  readonly windows: AsyncIterable<readonly unknown[]>
+
+  constructor(head: Readonly<Record<string, unknown>>, field: string, windows: AsyncIterable<readonly unknown[]>) {
+    this.head = head
+    this.field = field
+    this.windows = windows
+  }
 
   /** The body as a stream of UTF-8 chunks: the head, then a window a pull, each after a macrotask. */
   stream(wrap: boolean, onError: (err: unknown) => void): ReadableStream<Uint8Array> {

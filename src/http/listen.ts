@@ -1,6 +1,6 @@
 import type { RequestListener, Server } from 'node:http'
 import type { Server as HttpsServer } from 'node:https'
-import { boundConnections } from './connections.ts'
+import { boundConnections, connectionTimeouts } from './connections.ts'
 
 export interface Listening {
   server: Server | HttpsServer
@@ -18,6 +18,7 @@ export interface Listening {
  * (connections.ts).
  */
 export async function listenStrict(handler: RequestListener, o: { host: string; port: number; tlsCert: string | null; tlsKey: string | null; maxConnections: number }): Promise<Listening> {
+  const timeouts = connectionTimeouts() // a malformed value stops serve before it listens
   const { listen } = await import('listhen')
   const none = [] as unknown as [number, number]
   let listener
@@ -34,7 +35,7 @@ export async function listenStrict(handler: RequestListener, o: { host: string; 
     throw new Error(`cannot listen on ${o.host}:${o.port}: ${msg}`)
   }
   const server = listener.server
-  boundConnections(server as Server, o.maxConnections)
+  boundConnections(server as Server, o.maxConnections, timeouts)
   const host = o.host.includes(':') ? `[${o.host}]` : o.host
   return { server, url: `${listener.https ? 'https' : 'http'}://${host}:${listener.address.port}` }
 }

@@ -147,8 +147,19 @@ function _byteLength(pieces: readonly (string | Buffer)[]): number {
 /** A page rendered from its rows: `data` is their records, mapped when first read (a getter on the prototype: no closure per page). */
 class _RenderedPage<R, T> implements Page<T> {
   #data: T[] | undefined
-  constructor(private readonly _rows: R[], private readonly _shown: number, private readonly _map: (row: R) => T,
-    readonly has_more: boolean, readonly next_cursor: string | null) {}
+  private readonly _rows: R[]
+  private readonly _shown: number
+  private readonly _map: (row: R) => T
+  readonly has_more: boolean
+  readonly next_cursor: string | null
+
+  constructor(rows: R[], shown: number, map: (row: R) => T, hasMore: boolean, nextCursor: string | null) {
+    this._rows = rows
+    this._shown = shown
+    this._map = map
+    this.has_more = hasMore
+    this.next_cursor = nextCursor
+  }
 
   get data(): T[] {
     return (this.#data ??= this._rows.slice(0, this._shown).map(this._map))

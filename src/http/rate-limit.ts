@@ -65,7 +65,11 @@ export class SharedRateLimiter implements Limiter {
   #sweptHour = 0
   #idleTimer: ReturnType<typeof setTimeout> | null = null
 
-  constructor(private readonly db: Db) {}
+  private readonly db: Db
+
+  constructor(db: Db) {
+    this.db = db
+  }
 
   hit(keyId: string, limit: number, nowMs: number, tenantId: string): RateDecision | Promise<RateDecision> {
     const hour = Math.floor(nowMs / HOUR_MS)

@@ -8,7 +8,15 @@
 export class Rendered<T> {
   #value: T | undefined
 
-  private constructor(readonly json: string, private readonly _row: unknown, private readonly _map: (row: never) => T) {}
+  readonly json: string
+  private readonly _row: unknown
+  private readonly _map: (row: never) => T
+
+  private constructor(json: string, row: unknown, map: (row: never) => T) {
+    this.json = json
+    this._row = row
+    this._map = map
+  }
 
   /** `json` must be exactly `JSON.stringify(map(row))`. */
   static of<R, T>(json: string, row: R, map: (row: R) => T): Rendered<T> {

@@ -4,15 +4,51 @@ import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/http/connections.ts'
+import type { Server } from 'node:http'
+import { connectionTimeouts } from '../../src/http/connections.ts'
+import { startTestApp } from '../helpers/app.ts'
 import { migratedDb, runJson, startServe, type ServeProcess } from '../helpers/cli.ts'
 
 // CONTRACT §16, connections: a connection without a complete head within 10 s, or idle past the
 // keep-alive timeout (5 s), is closed; a request's body is bounded too; past --max-connections new
 // connections are closed at once, while requests on open connections keep being answered.
+// The serves below run with shorter timeouts (TRAVELOPS_TEST_HTTP_TIMEOUTS), so that Node's own
+// timeouts are seen closing real connections in seconds; the first test proves §16's figures are
+// what serve applies when nothing shortens them.
+
+/** The head, whole-request and keep-alive timeouts of the serves below, ms. */
+const HEADERS_TIMEOUT_MS = 3_000
+const REQUEST_TIMEOUT_MS = 5_000
+const KEEP_ALIVE_TIMEOUT_MS = 2_000
+const SHORT = { TRAVELOPS_TEST_HTTP_TIMEOUTS: `${HEADERS_TIMEOUT_MS},${REQUEST_TIMEOUT_MS},${KEEP_ALIVE_TIMEOUT_MS}` }
 
 /** Node checks for expired requests every second; a closing is looked for up to this long past its timeout. */
 const SLACK_MS = 2_000
+
+test('serve applies §16\'s timeouts by default: 10 s for the head, 5 s idle between requests, 30 s for a request, checked every second', async () => {
+  assert.equal(process.env.TRAVELOPS_TEST_HTTP_TIMEOUTS, undefined)
+  const app = await startTestApp()
+  try {
+    const server = app.server.http as Server & { connectionsCheckingInterval: number }
+    assert.equal(server.headersTimeout, 10_000)
+    assert.equal(server.keepAliveTimeout, 5_000)
+    assert.equal(server.requestTimeout, 30_000)
+    assert.equal(server.connectionsCheckingInterval, 1_000)
+    // The keep-alive timeout is the one a client sees, in every answer.
+    const res = await fetch(`${app.url}/health`)
+    assert.equal(res.headers.get('keep-alive'), 'timeout=5')
+    await res.arrayBuffer()
+  } finally {
+    await app.close()
+  }
+})
+
+test('TRAVELOPS_TEST_HTTP_TIMEOUTS: three ms values, the head\'s below the request\'s, or serve does not start', () => {
+  assert.deepEqual(connectionTimeouts({ TRAVELOPS_TEST_HTTP_TIMEOUTS: '3000,5000,1000' }), { headersMs: 3_000, requestMs: 5_000, keepAliveMs: 1_000 })
+  for (const bad of ['', '3000,5000', '3000,5000,1000,1', '5000,3000,1000', '3000,5000,0', '3000,5000,1e3', '-1,5000,1000']) {
+    assert.throws(() => connectionTimeouts({ TRAVELOPS_TEST_HTTP_TIMEOUTS: bad }), /TRAVELOPS_TEST_HTTP_TIMEOUTS/, bad)
+  }
+})
 
 describe('connections an idle or slow client holds', () => {
   let dir: string
@@ -26,7 +62,7 @@ describe('connections an idle or slow client holds', () => {
     const db = await migratedDb(join(dir, `${name}.db`))
     const tenant = await runJson(['tenants', 'create', '--name', name, '--db', db])
     const key = (await runJson(['keys', 'create', '--tenant', tenant.id, '--db', db])).key as string
-    const s = await startServe(['--db', db, '--log-level', 'silent', ...args], env)
+    const s = await startServe(['--db', db, '--log-level', 'silent', ...args], { ...SHORT, ...env })
     serves.push(s)
     return Object.assign(s, { key })
   }
@@ -94,7 +130,12 @@ class Probe {
   private waiting: (() => void) | null = null
   private timer: NodeJS.Timeout | undefined
 
-  private constructor(readonly socket: Socket, readonly openedAt: number) {
+  readonly socket: Socket
+  readonly openedAt: number
+
+  private constructor(socket: Socket, openedAt: number) {
+    this.socket = socket
+    this.openedAt = openedAt
     socket.setEncoding('latin1')
     socket.on('data', (d: string) => {
       this.received += d

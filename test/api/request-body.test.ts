@@ -11,7 +11,10 @@ class Raw {
   private buf = Buffer.alloc(0)
   private waiting: (() => void) | null = null
   closed = false
-  private constructor(readonly socket: Socket) {
+  readonly socket: Socket
+
+  private constructor(socket: Socket) {
+    this.socket = socket
     socket.on('data', (d: Buffer) => { this.buf = Buffer.concat([this.buf, d]); this.waiting?.() })
     socket.on('close', () => { this.closed = true; this.waiting?.() })
     socket.on('error', () => {}) // a reset after the answer was read is not what is tested

@@ -31,7 +31,7 @@ describe('profile-top.ts on a heap profile', () => {
     ])
     const file = join(dir, 'serve.heapprofile')
     writeFileSync(file, JSON.stringify({ head, samples: [] }))
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/bench/profile-top.ts'), file, '10'], { cwd: ROOT, encoding: 'utf8' })
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts/bench/profile-top.ts'), file, '10'], { cwd: ROOT, encoding: 'utf8' })
     assert.equal(r.status, 0, r.stderr)
     const section = (title: string) => {
       const lines = r.stdout.split('\n')

@@ -218,7 +218,11 @@ async function attemptRowsRead(q: Query, now: number): Promise<{ answer: StatsRo
 }
 
 class _Recorder implements KyselyPlugin {
-  constructor(private readonly seen: RootOperationNode[]) {}
+  private readonly seen: RootOperationNode[]
+
+  constructor(seen: RootOperationNode[]) {
+    this.seen = seen
+  }
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     this.seen.push(args.node)
     return args.node

@@ -62,7 +62,11 @@ export interface EventSeen {
 /** Reads the events table in order of writing; `take()` gives the rows written since the last call. */
 export class EventLog {
   #seen = 0
-  constructor(private readonly app: TestApp) {}
+  private readonly app: TestApp
+
+  constructor(app: TestApp) {
+    this.app = app
+  }
 
   async take(): Promise<EventSeen[]> {
     const rows = await this.app.server.deps.db.selectFrom('events').selectAll().orderBy('id').execute()

@@ -27,7 +27,7 @@ export function startRunner(env: Record<string, string>, args: string[] = []): R
   const childEnv: NodeJS.ProcessEnv = { ...process.env }
   for (const name of ['TRAVELOPS_TEST_PG_URL', 'TRAVELOPS_TEST_ENGINE', 'TRAVELOPS_REQUIRE_BROWSER', 'TRAVELOPS_REQUIRE_PG', 'TRAVELOPS_REQUIRE_SHELLS', 'TRAVELOPS_CHROMIUM']) delete childEnv[name]
   Object.assign(childEnv, { TMPDIR: tmp }, env)
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'test.ts'), ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  const proc = spawn(process.execPath, [join(ROOT, 'scripts', 'test.ts'), ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   proc.stdout!.on('data', (d: Buffer) => { out += d })
   proc.stderr!.on('data', (d: Buffer) => { out += d })

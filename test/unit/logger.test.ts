@@ -8,7 +8,7 @@ const LOGGER = join(import.meta.dirname, '..', '..', 'src', 'lib', 'logger.ts')
 /** Runs `body` in a fresh Node process with an info-level stderr logger `log`; its stderr lines and exit code. */
 async function child(body: string, killOnLine = false, readAfterMs = 0): Promise<{ lines: string[]; code: number | null }> {
   const code = `import { createLogger } from ${JSON.stringify(LOGGER)}\nconst log = createLogger('info')\n${body}`
-  const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const p = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'ignore', 'pipe'] })
   let err = ''
   // A process that never exits by itself is killed outright (no exit handler runs) once a line
   // has arrived, or after 5 s without one.

@@ -31,7 +31,7 @@ test('serve\'s V8 flags set at run time still bound the old generation: old spac
     }
     console.log(Math.round(peak / 2 ** 20))`
   const peakMb = (apply: boolean) => {
-    const r = spawnSync(process.execPath, [...NODE_FLAGS, '--import', 'tsx', '--input-type=module', '-e', script(apply)], { encoding: 'utf8' })
+    const r = spawnSync(process.execPath, [...NODE_FLAGS, '--input-type=module', '-e', script(apply)], { encoding: 'utf8' })
     assert.equal(r.status, 0, r.stderr)
     return Number(r.stdout.trim())
   }
@@ -47,7 +47,7 @@ test('the delivery engine\'s HTTP client does not have its parser compiled again
   const rx = await startReceiver()
   const child = fileURLToPath(new URL('../helpers/sender-peak.ts', import.meta.url))
   const riseMb = async (flags: readonly string[]) => {
-    const r = await promisify(execFile)(process.execPath, [...flags, '--import', 'tsx', child, `${rx.url}/hook`], { encoding: 'utf8' })
+    const r = await promisify(execFile)(process.execPath, [...flags, child, `${rx.url}/hook`], { encoding: 'utf8' })
     return Number(r.stdout.trim())
   }
   try {
