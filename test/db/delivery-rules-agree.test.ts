@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test, type TestContext } from 'node:test'
+import fc from 'fast-check'
+import { statsDeltas } from '../../src/db/attempt-stats.ts'
+import { openDatabase, type OpenDb } from '../../src/db/connect.ts'
+import type { DeliveryStore, Disabled, Job, Outcome } from '../../src/delivery/port.ts'
+import { attemptTrigger, isDelivered } from '../../src/delivery/rules/attempt.ts'
+import { endpointHealth, type DisabledReason } from '../../src/delivery/rules/health.ts'
+import { afterAttempt, dropQueued, type QueueState } from '../../src/delivery/rules/queue-state.ts'
+import { createTenant } from '../../src/modules/tenants/service.ts'
+import { newPgDatabase, openWithStore } from '../helpers/engine.ts'
+import { insertWebhook } from '../helpers/store.ts'
+
+// The stores record a batch of outcomes in set-based SQL, one dialect each (SQLite's CASE in
+// db/delivery-store.ts, PostgreSQL's in db/pg-delivery-store.ts), for speed. This file checks
+// both against the pure rules of src/delivery/rules/: random deliveries and subscriptions written
+// on a real database of each engine, random outcomes recorded through DeliveryStore.cycle() in
+// random batches, and every row compared with what afterAttempt(), dropQueued(),
+// endpointHealth() and statsDeltas() say. Both engines in one file, the engine in each test's
+// name; PostgreSQL is TRAVELOPS_TEST_PG_URL's server (npm test starts one).
+
+const MIN = 60_000
+const HOUR = 60 * MIN
+const BASE = Date.parse('2026-06-01T10:00:00.000Z')
+const time = (ms: number) => new Date(BASE + ms).toISOString()
+const OWNER = 'wrk_rules'
+const HEALTH = { disableAfterMs: HOUR }
+const QUEUE_COLUMNS = ['status', 'attempts', 'retries', 'manual', 'next_retry_at', 'due_at', 'delivered_at', 'response_code', 'last_attempt_at', 'locked_by', 'locked_until'] as const
+
+interface Engine { name: 'sqlite' | 'postgres'; open(): Promise<string | undefined> }
+
+const ENGINES: Engine[] = [
+  {
+    name: 'sqlite',
+    open: async () => join(mkdtempSync(join(tmpdir(), 'travelops-rules-')), 'rules.db'),
+  },
+  {
+    name: 'postgres',
+    open: async () => (process.env.TRAVELOPS_TEST_PG_URL || process.env.TRAVELOPS_REQUIRE_PG === '1' ? newPgDatabase() : undefined),
+  },
+]
+
+const hookArb = fc.record({
+  active: fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.constant(0) }),
+  failingSince: fc.option(fc.integer({ min: -2 * HOUR, max: 0 }), { nil: null }),
+})
+const rowArb = fc.record({
+  hook: fc.nat(),
+  status: fc.constantFrom('pending' as const, 'delivered' as const, 'failed' as const),
+  attempts: fc.integer({ min: 0, max: 4 }),
+  retries: fc.integer({ min: 0, max: 3 }),
+  manual: fc.integer({ min: 0, max: 2 }),
+  next: fc.option(fc.integer({ min: -HOUR, max: 3 * HOUR }), { nil: null }),
+  due: fc.option(fc.integer({ min: -HOUR, max: 3 * HOUR }), { nil: null }),
+  lease: fc.constantFrom('held', 'held', 'held', 'other', 'none'),
+})
+const outcomeArb = fc.record({
+  code: fc.constantFrom(200, 204, 410, 429, 500, null),
+  claimedManual: fc.integer({ min: 0, max: 2 }),
+  next: fc.option(fc.integer({ min: 0, max: 24 * HOUR }), { nil: null }),
+  retries: fc.integer({ min: 0, max: 4 }),
+  durationMs: fc.constantFrom(5, 120, 3000),
+  /** Time since the previous outcome. */
+  step: fc.integer({ min: 0, max: 40 * MIN }),
+  /** The cycle ends after this outcome. */
+  cut: fc.boolean(),
+})
+const scenarioArb = fc.record({
+  hooks: fc.array(hookArb, { minLength: 1, maxLength: 3 }),
+  rows: fc.array(rowArb, { minLength: 1, maxLength: 8 }),
+}).chain((s) => fc.record({
+  hooks: fc.constant(s.hooks),
+  rows: fc.constant(s.rows),
+  /** Which deliveries get an outcome, in which order; one of them may stand for a delivery already gone. */
+  order: fc.shuffledSubarray(s.rows.map((_, i) => i), { minLength: 1 }),
+  outcomes: fc.array(outcomeArb, { minLength: s.rows.length + 1, maxLength: s.rows.length + 1 }),
+  gone: fc.option(fc.nat(), { nil: null }),
+}))
+type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never
+
+interface HookModel { active: boolean; failingSince: string | null; disabledAt: string | null; disabledReason: DisabledReason | null }
+
+for (const engine of ENGINES) {
+  describe(`[${engine.name}] the delivery store's SQL and the delivery rules agree`, () => {
+    let target: string | undefined
+    let opened: OpenDb
+    let store: DeliveryStore
+    let tenantId: string
+    let run = 0
+    before(async () => {
+      target = await engine.open()
+      if (!target) return
+      await (await openDatabase(target, { create: true, migrate: true })).close()
+      ;({ opened, store } = await openWithStore(target, HEALTH))
+      tenantId = (await createTenant(opened.db, 'Rules', new Date(BASE))).id
+    })
+    after(async () => {
+      await opened?.close()
+      if (engine.name === 'sqlite' && target) rmSync(join(target, '..'), { recursive: true, force: true })
+    })
+
+    const leftOut = (t: TestContext) => t.diagnostic('left out: no PostgreSQL server (TRAVELOPS_TEST_PG_URL unset; npm test starts one)')
+
+    test(`[${engine.name}] recorded outcomes leave deliveries, subscriptions, attempts and stats as the rules say`, async (t) => {
+      if (!target) return leftOut(t)
+      await fc.assert(fc.asyncProperty(scenarioArb, (s) => _check(s, ++run)), { numRuns: engine.name === 'sqlite' ? 150 : 60 })
+    })
+
+    /** One scenario on fresh rows of the shared database: written, recorded, compared. */
+    async function _check(s: Scenario, n: number): Promise<void> {
+      const eventId = `evt_rules_${n}`
+      await opened.db.insertInto('events').values({ id: eventId, tenant_id: tenantId, name: 'order.created', payload: '{}', created_at: time(-3 * HOUR) }).execute()
+      const hookIds: string[] = []
+      const hooks = new Map<string, HookModel>()
+      for (const h of s.hooks) {
+        const id = await insertWebhook(opened.db, tenantId, { active: h.active, failing_since: h.failingSince === null ? null : time(h.failingSince) })
+        hookIds.push(id)
+        hooks.set(id, { active: h.active === 1, failingSince: h.failingSince === null ? null : time(h.failingSince), disabledAt: null, disabledReason: null })
+      }
+      const rows = new Map<string, QueueState & { webhook_id: string }>()
+      for (const [i, r] of s.rows.entries()) {
+        const row = {
+          status: r.status, attempts: r.attempts, retries: r.retries, manual: r.manual,
+          next_retry_at: r.next === null ? null : time(r.next), due_at: r.due === null ? null : time(r.due),
+          delivered_at: r.status === 'delivered' ? time(-2 * HOUR) : null, response_code: null, last_attempt_at: null,
+          locked_by: r.lease === 'held' ? OWNER : r.lease === 'other' ? 'wrk_other' : null, locked_until: r.lease === 'none' ? null : time(HOUR),
+        }
+        const id = `del_rules_${n}_${i}`
+        const webhookId = hookIds[r.hook % hookIds.length]!
+        await opened.db.insertInto('deliveries').values({ id, tenant_id: tenantId, webhook_id: webhookId, event_id: eventId, event: 'order.created', created_at: time(-3 * HOUR), ...row }).execute()
+        rows.set(id, { ...row, webhook_id: webhookId })
+      }
+
+      // The outcomes, cut into cycles.
+      const cycles: Outcome[][] = [[]]
+      let clock = 0
+      const ids = s.order.map((i) => `del_rules_${n}_${i}`)
+      if (s.gone !== null) ids.splice(s.gone % (ids.length + 1), 0, `del_rules_${n}_gone`)
+      for (const [i, id] of ids.entries()) {
+        const g = s.outcomes[i]!
+        clock += g.step
+        const row = rows.get(id)
+        const webhookId = row?.webhook_id ?? hookIds[0]!
+        const job: Job = {
+          id, tenant_id: tenantId, webhook_id: webhookId, event_id: eventId, event: 'order.created', attempts: row?.attempts ?? 0, retries: row?.retries ?? 0,
+          manual: g.claimedManual, next_retry_at: row?.next_retry_at ?? null, status: row?.status ?? 'pending', owner: OWNER,
+          url: 'http://127.0.0.1:9/', secret: 'store-test-secret', headers: {}, retryCount: 3, payload: '{}', eventAt: time(-3 * HOUR),
+        }
+        cycles.at(-1)!.push({
+          job, at: time(clock), responseCode: g.code, durationMs: g.durationMs, error: g.code === null ? 'refused' : null, responseBody: null,
+          delivered: isDelivered(g.code), nextRetryAt: g.next === null ? null : time(clock + g.next), retries: g.retries,
+        })
+        if (g.cut) cycles.push([])
+      }
+
+      // What the rules say, outcome by outcome.
+      const attempts: unknown[] = []
+      const recorded: Outcome[] = []
+      const disabledByRules: Disabled[][] = []
+      for (const cycle of cycles) {
+        const disabled: Disabled[] = []
+        for (const o of cycle) {
+          const row = rows.get(o.job.id)
+          if (!row) continue
+          const hook = hooks.get(row.webhook_id)!
+          recorded.push(o)
+          attempts.push({ delivery_id: o.job.id, attempt: row.attempts + 1, trigger: attemptTrigger(o.job), at: o.at, response_code: o.responseCode, duration_ms: o.durationMs })
+          rows.set(o.job.id, { ...afterAttempt(row, o, hook.active), webhook_id: row.webhook_id })
+          const v = endpointHealth(hook, o, HEALTH.disableAfterMs)
+          hook.failingSince = v.failingSince
+          if (v.disable) {
+            Object.assign(hook, { active: false, disabledAt: o.at, disabledReason: v.disable })
+            disabled.push({ webhook_id: row.webhook_id, tenant_id: tenantId, reason: v.disable })
+            for (const [id, other] of rows) if (other.webhook_id === row.webhook_id) rows.set(id, { ...dropQueued(other), webhook_id: other.webhook_id })
+          }
+        }
+        disabledByRules.push(disabled)
+      }
+
+      // What the store did.
+      const disabledByStore: Disabled[][] = []
+      for (const cycle of cycles) disabledByStore.push((await store.cycle(cycle)).disabled)
+
+      // Sorted here, by code unit: a PostgreSQL collation may order text otherwise.
+      const sort = <T>(xs: T[], key: (x: T) => string) => [...xs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
+      assert.deepEqual(disabledByStore.map((d) => sort(d, (x) => x.webhook_id)), disabledByRules.map((d) => sort(d, (x) => x.webhook_id)), 'subscriptions disabled, cycle by cycle')
+      const stored = await opened.db.selectFrom('deliveries').select(['id', 'webhook_id', ...QUEUE_COLUMNS]).where('event_id', '=', eventId).execute()
+      assert.deepEqual(sort(stored, (r) => r.id).map((r) => ({ ...r, attempts: Number(r.attempts), retries: Number(r.retries), manual: Number(r.manual), response_code: r.response_code === null ? null : Number(r.response_code) })),
+        sort([...rows].map(([id, r]) => _pick({ id, ...r })), (r) => r.id as string), 'deliveries')
+      const storedHooks = await opened.db.selectFrom('webhooks').select(['id', 'active', 'failing_since', 'disabled_at', 'disabled_reason']).where('id', 'in', hookIds).execute()
+      assert.deepEqual(sort(storedHooks, (w) => w.id).map((w) => ({ ...w, active: Number(w.active) })),
+        sort([...hooks], ([id]) => id).map(([id, h]) => ({ id, active: h.active ? 1 : 0, failing_since: h.failingSince, disabled_at: h.disabledAt, disabled_reason: h.disabledReason })), 'subscriptions')
+      const storedAttempts = await opened.db.selectFrom('delivery_attempts').select(['delivery_id', 'attempt', 'trigger', 'at', 'response_code', 'duration_ms'])
+        .where('delivery_id', 'in', [...rows.keys()]).execute()
+      assert.deepEqual(sort(storedAttempts, (a) => a.delivery_id).map((a) => ({ ...a, attempt: Number(a.attempt), response_code: a.response_code === null ? null : Number(a.response_code), duration_ms: Number(a.duration_ms) })),
+        sort(attempts as { delivery_id: string }[], (a) => a.delivery_id), 'attempt rows')
+      const stats = await opened.db.selectFrom('attempt_stats').select(['tenant_id', 'hour', 'webhook_id', 'duration_ms', 'n', 'ok']).where('webhook_id', 'in', hookIds).execute()
+      const statKey = (r: readonly unknown[]) => JSON.stringify(r.slice(0, 4))
+      assert.deepEqual(sort(stats.map((r) => [r.tenant_id, r.hour, r.webhook_id, Number(r.duration_ms), Number(r.n), Number(r.ok)]), statKey),
+        sort(statsDeltas(recorded), statKey), 'attempt_stats')
+    }
+  })
+}
+
+function _pick(r: QueueState & { id: string; webhook_id: string }) {
+  const out: Record<string, unknown> = { id: r.id, webhook_id: r.webhook_id }
+  for (const c of QUEUE_COLUMNS) out[c] = r[c]
+  return out
+}
