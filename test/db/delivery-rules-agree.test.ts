@@ -9,7 +9,14 @@ import { openDatabase, type OpenDb } from '../../src/db/connect.ts'
 import type { DeliveryStore, Disabled, Job, Outcome } from '../../src/delivery/port.ts'
 import { attemptTrigger, isDelivered } from '../../src/delivery/rules/attempt.ts'
 import { endpointHealth, type DisabledReason } from '../../src/delivery/rules/health.ts'
+import { receives } from '../../src/delivery/rules/fan-out.ts'
 import { afterAttempt, dropQueued, type QueueState } from '../../src/delivery/rules/queue-state.ts'
+import { DEFAULT_CONFIG } from '../../src/config.ts'
+import { withTx } from '../../src/db/tx.ts'
+import { EVENT_NAMES } from '../../src/events/catalog.ts'
+import { emit } from '../../src/events/emit.ts'
+import { systemClock } from '../../src/lib/clock.ts'
+import { createLogger } from '../../src/lib/logger.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { newPgDatabase, openWithStore } from '../helpers/engine.ts'
 import { insertWebhook } from '../helpers/store.ts'
@@ -19,7 +26,9 @@ import { insertWebhook } from '../helpers/store.ts'
 // both against the pure rules of src/delivery/rules/: random deliveries and subscriptions written
 // on a real database of each engine, random outcomes recorded through DeliveryStore.cycle() in
 // random batches, and every row compared with what afterAttempt(), dropQueued(),
-// endpointHealth() and statsDeltas() say. Both engines in one file, the engine in each test's
+// endpointHealth() and statsDeltas() say. Fan-out likewise: SQLite's path filters with
+// receives() itself, PostgreSQL's matches in its one statement (jsonb `?`), and both are checked
+// against receives() on random subscriptions. Both engines in one file, the engine in each test's
 // name; PostgreSQL is TRAVELOPS_TEST_PG_URL's server (npm test starts one).
 
 const MIN = 60_000
@@ -81,10 +90,26 @@ const scenarioArb = fc.record({
 }))
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never
 
+const fanOutArb = fc.record({
+  hooks: fc.array(fc.record({
+    // Stored as the API stores them (a JSON array of names), with `*`, and a name no event has.
+    events: fc.subarray([...EVENT_NAMES, '*', 'order'], { minLength: 0, maxLength: 4 }),
+    active: fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.constant(0) }),
+    deleted: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+    skipped: fc.boolean(),
+  }), { maxLength: 9 }),
+  event: fc.constantFrom(...EVENT_NAMES),
+  /** Emitted under the worker's lease (the fast path), which skips some subscriptions. */
+  leased: fc.boolean(),
+  /** Events emitted before, each matched and so setting how many delivery ids the next one sends along (PostgreSQL). */
+  before: fc.integer({ min: 0, max: 2 }),
+})
+type FanOut = typeof fanOutArb extends fc.Arbitrary<infer T> ? T : never
+
 interface HookModel { active: boolean; failingSince: string | null; disabledAt: string | null; disabledReason: DisabledReason | null }
 
 for (const engine of ENGINES) {
-  describe(`[${engine.name}] the delivery store's SQL and the delivery rules agree`, () => {
+  describe(`[${engine.name}] the stores' SQL and the delivery rules agree`, () => {
     let target: string | undefined
     let opened: OpenDb
     let store: DeliveryStore
@@ -108,6 +133,33 @@ for (const engine of ENGINES) {
       if (!target) return leftOut(t)
       await fc.assert(fc.asyncProperty(scenarioArb, (s) => _check(s, ++run)), { numRuns: engine.name === 'sqlite' ? 150 : 60 })
     })
+
+    test(`[${engine.name}] an event gets one delivery for each subscription that receives() picks, leased as asked`, async (t) => {
+      if (!target) return leftOut(t)
+      await fc.assert(fc.asyncProperty(fanOutArb, (s) => _fanOut(s, ++run)), { numRuns: engine.name === 'sqlite' ? 100 : 50 })
+    })
+
+    /** One fan-out on a tenant of its own. */
+    async function _fanOut(s: FanOut, n: number): Promise<void> {
+      const tenant = (await createTenant(opened.db, `Fan-out ${n}`, new Date(BASE))).id
+      const hooks = []
+      for (const h of s.hooks) {
+        const row = { events: JSON.stringify(h.events), active: h.active, deleted_at: h.deleted ? time(0) : null }
+        hooks.push({ ...row, id: await insertWebhook(opened.db, tenant, row), skipped: h.skipped })
+      }
+      const lease = { owner: OWNER, until: time(HOUR), skip: hooks.filter((h) => h.skipped).map((h) => h.id) }
+      const ctx = {
+        db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: tenant, keyId: 'key_rules',
+        lease: s.leased ? () => lease : undefined,
+      }
+      let eventId = ''
+      for (let i = 0; i <= s.before; i++) eventId = (await withTx(opened.db, (scope) => emit(scope, ctx, s.event, { n: i }))).id
+      const written = await opened.db.selectFrom('deliveries').select(['webhook_id', 'status', 'due_at', 'locked_by']).where('event_id', '=', eventId).execute()
+      const sort = <T extends { webhook_id: string }>(xs: T[]) => [...xs].sort((a, b) => (a.webhook_id < b.webhook_id ? -1 : a.webhook_id > b.webhook_id ? 1 : 0))
+      assert.deepEqual(sort(written).map((d) => ({ ...d, due_at: d.due_at !== null })), sort(hooks.filter((h) => receives(h, s.event)).map((h) => ({
+        webhook_id: h.id, status: 'pending', due_at: true, locked_by: s.leased && !h.skipped ? OWNER : null,
+      }))))
+    }
 
     /** One scenario on fresh rows of the shared database: written, recorded, compared. */
     async function _check(s: Scenario, n: number): Promise<void> {
