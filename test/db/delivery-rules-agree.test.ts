@@ -6,11 +6,11 @@ import { after, before, describe, test, type TestContext } from 'node:test'
 import fc from 'fast-check'
 import { statsDeltas } from '../../src/db/attempt-stats.ts'
 import { openDatabase, type OpenDb } from '../../src/db/connect.ts'
-import type { DeliveryStore, Disabled, Job, Outcome } from '../../src/delivery/port.ts'
+import type { Claim, DeliveryStore, Disabled, Job, Outcome } from '../../src/delivery/port.ts'
 import { attemptTrigger, isDelivered } from '../../src/delivery/rules/attempt.ts'
 import { endpointHealth, type DisabledReason } from '../../src/delivery/rules/health.ts'
 import { receives } from '../../src/delivery/rules/fan-out.ts'
-import { afterAttempt, dropQueued, type QueueState } from '../../src/delivery/rules/queue-state.ts'
+import { afterAttempt, claimedBy, dropQueued, isClaimable, type QueueState } from '../../src/delivery/rules/queue-state.ts'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
 import { withTx } from '../../src/db/tx.ts'
 import { EVENT_NAMES } from '../../src/events/catalog.ts'
@@ -25,8 +25,8 @@ import { insertWebhook } from '../helpers/store.ts'
 // db/delivery-store.ts, PostgreSQL's in db/pg-delivery-store.ts), for speed. This file checks
 // both against the pure rules of src/delivery/rules/: random deliveries and subscriptions written
 // on a real database of each engine, random outcomes recorded through DeliveryStore.cycle() in
-// random batches, and every row compared with what afterAttempt(), dropQueued(),
-// endpointHealth() and statsDeltas() say. Fan-out likewise: SQLite's path filters with
+// random batches, then a claim of what is due, and every row compared with what afterAttempt(),
+// dropQueued(), endpointHealth(), statsDeltas(), isClaimable() and claimedBy() say. Fan-out likewise: SQLite's path filters with
 // receives() itself, PostgreSQL's matches in its one statement (jsonb `?`), and both are checked
 // against receives() on random subscriptions. Both engines in one file, the engine in each test's
 // name; PostgreSQL is TRAVELOPS_TEST_PG_URL's server (npm test starts one).
@@ -87,6 +87,8 @@ const scenarioArb = fc.record({
   order: fc.shuffledSubarray(s.rows.map((_, i) => i), { minLength: 1 }),
   outcomes: fc.array(outcomeArb, { minLength: s.rows.length + 1, maxLength: s.rows.length + 1 }),
   gone: fc.option(fc.nat(), { nil: null }),
+  /** When the claim that follows the outcomes runs: before or after the leases written end (1 h). */
+  claimAt: fc.integer({ min: 0, max: 4 * HOUR }),
 }))
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never
 
@@ -232,12 +234,27 @@ for (const engine of ENGINES) {
         disabledByRules.push(disabled)
       }
 
+      // Then a claim of everything due of this scenario's subscriptions, in a cycle of its own.
+      const claim: Claim = {
+        now: time(s.claimAt), leaseUntil: time(s.claimAt + HOUR), owner: OWNER,
+        plan: (queued) => queued.filter((q) => hooks.has(q.webhook_id)).map((q) => ({ webhook_id: q.webhook_id, limit: 100 })),
+      }
+      const claimedByRules: string[] = []
+      for (const [id, row] of rows) {
+        if (!isClaimable(row, claim.now)) continue
+        const live = hooks.get(row.webhook_id)!.active
+        if (live) claimedByRules.push(id)
+        rows.set(id, { ...claimedBy(row, claim.owner, claim.leaseUntil, live), webhook_id: row.webhook_id })
+      }
+
       // What the store did.
       const disabledByStore: Disabled[][] = []
       for (const cycle of cycles) disabledByStore.push((await store.cycle(cycle)).disabled)
+      const claimedByStore = (await store.cycle([], claim)).jobs.map((j) => j.id)
 
       // Sorted here, by code unit: a PostgreSQL collation may order text otherwise.
       const sort = <T>(xs: T[], key: (x: T) => string) => [...xs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
+      assert.deepEqual(sort(claimedByStore, (id) => id), sort(claimedByRules, (id) => id), 'deliveries claimed')
       assert.deepEqual(disabledByStore.map((d) => sort(d, (x) => x.webhook_id)), disabledByRules.map((d) => sort(d, (x) => x.webhook_id)), 'subscriptions disabled, cycle by cycle')
       const stored = await opened.db.selectFrom('deliveries').select(['id', 'webhook_id', ...QUEUE_COLUMNS]).where('event_id', '=', eventId).execute()
       assert.deepEqual(sort(stored, (r) => r.id).map((r) => ({ ...r, attempts: Number(r.attempts), retries: Number(r.retries), manual: Number(r.manual), response_code: r.response_code === null ? null : Number(r.response_code) })),

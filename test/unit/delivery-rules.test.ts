@@ -5,7 +5,7 @@ import { EVENT_NAMES } from '../../src/events/catalog.ts'
 import { attemptTrigger, decideAttempt, isDelivered } from '../../src/delivery/rules/attempt.ts'
 import { receives, wantsEvent } from '../../src/delivery/rules/fan-out.ts'
 import { endpointHealth } from '../../src/delivery/rules/health.ts'
-import { afterAttempt, dropQueued, type QueueState, type Recorded } from '../../src/delivery/rules/queue-state.ts'
+import { afterAttempt, claimedBy, dropQueued, isClaimable, type QueueState, type Recorded } from '../../src/delivery/rules/queue-state.ts'
 
 // The delivery rules (src/delivery/rules/) alone, no database: CONTRACT §7, §8, §11.
 // test/db/delivery-rules-agree.test.ts checks the stores' SQL against the same functions.
@@ -124,6 +124,25 @@ describe('dropQueued: a queued delivery of a subscription no longer active', () 
   it('one not queued is left as it is', () => {
     const done = { ...row, due_at: null, status: 'pending' as const }
     assert.equal(dropQueued(done), done)
+  })
+})
+
+describe('isClaimable and claimedBy: what a claim takes, and what it does with it', () => {
+  const row: QueueState = {
+    status: 'failed', attempts: 1, retries: 1, manual: 0, next_retry_at: at(MIN), due_at: at(MIN), delivered_at: null,
+    response_code: 500, last_attempt_at: T0, locked_by: null, locked_until: null,
+  }
+  it('a queued delivery is claimable from its due time on, unless a lease still runs', () => {
+    assert.equal(isClaimable(row, at(MIN - 1)), false)
+    assert.equal(isClaimable(row, at(MIN)), true)
+    assert.equal(isClaimable({ ...row, due_at: null }, at(HOUR)), false)
+    assert.equal(isClaimable({ ...row, locked_by: 'wrk_b', locked_until: at(2 * MIN) }, at(2 * MIN)), false, 'a lease runs to its end')
+    assert.equal(isClaimable({ ...row, locked_by: 'wrk_b', locked_until: at(2 * MIN) }, at(2 * MIN + 1)), true, 'an expired lease is anybody\'s')
+  })
+  it('an active subscription\'s is leased; an inactive one\'s is dropped, its expired lease cleared', () => {
+    const expired = { ...row, status: 'pending' as const, locked_by: 'wrk_b', locked_until: T0 }
+    assert.deepEqual(claimedBy(expired, 'wrk_a', at(HOUR), true), { ...expired, locked_by: 'wrk_a', locked_until: at(HOUR) })
+    assert.deepEqual(claimedBy(expired, 'wrk_a', at(HOUR), false), { ...expired, status: 'failed', due_at: null, next_retry_at: null, manual: 0, locked_by: null, locked_until: null })
   })
 })
 

@@ -55,3 +55,21 @@ export function dropQueued(row: QueueState): QueueState {
   if (row.due_at === null) return row
   return { ...row, due_at: null, next_retry_at: null, manual: 0, status: row.status === 'pending' ? 'failed' : row.status }
 }
+
+/**
+ * Whether a claim at `now` may take a delivery: queued, due, and under no lease still running
+ * (an expired one is anybody's). Times are ISO 8601 text of one form, compared as text, as the
+ * stores' SQL compares them.
+ */
+export function isClaimable(row: QueueState, now: string): boolean {
+  return row.due_at !== null && row.due_at <= now && (row.locked_until === null || row.locked_until < now)
+}
+
+/**
+ * A claimable delivery once a claim takes it: leased to `owner` until `until` when its
+ * subscription is active and not deleted; otherwise dropped instead (nothing sent, dropQueued()),
+ * its expired lease cleared.
+ */
+export function claimedBy(row: QueueState, owner: string, until: string, live: boolean): QueueState {
+  return live ? { ...row, locked_by: owner, locked_until: until } : { ...dropQueued(row), locked_by: null, locked_until: null }
+}
