@@ -176,6 +176,8 @@ export function storedHeaders(text: string): Record<string, string> {
  * subscription that stopped being active while the attempt was in flight (disabled by another
  * outcome, deactivated, deleted) gets nothing queued: its queue was dropped then (§11).
  * Parameters while active: next automatic time, claimed manual, attempt time, next automatic time, claimed manual.
+ * The rule is afterAttempt() (delivery/rules/queue-state.ts); test/db/delivery-rules-agree.test.ts
+ * holds this SQL, and PostgreSQL's, to it.
  */
 const _AFTER_ATTEMPT = `next_retry_at = ?, due_at = CASE WHEN manual > ? THEN ? ELSE ? END, manual = max(manual - ?, 0),
   locked_until = NULL, locked_by = NULL`

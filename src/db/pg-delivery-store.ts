@@ -304,7 +304,11 @@ function _addStats(recorded: StatsDelta[]) {
       on conflict (tenant_id, hour, webhook_id, duration_ms) do update set n = attempt_stats.n + excluded.n, ok = attempt_stats.ok + excluded.ok)`
 }
 
-/** As on SQLite (db/delivery-store.ts): the attempt row, then the queue state if the lease is still held. */
+/**
+ * As on SQLite (db/delivery-store.ts): the attempt row, then the queue state if the lease is still
+ * held, by the rule afterAttempt() (delivery/rules/queue-state.ts), as _recordDelivered() does;
+ * test/db/delivery-rules-agree.test.ts holds both statements to it.
+ */
 async function _record(tx: Tx, o: Outcome): Promise<boolean> {
   const j = o.job
   const inserted = await sql`insert into delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
