@@ -157,10 +157,9 @@ for (const engine of ENGINES) {
       let eventId = ''
       for (let i = 0; i <= s.before; i++) eventId = (await withTx(opened.db, (scope) => emit(scope, ctx, s.event, { n: i }))).id
       const written = await opened.db.selectFrom('deliveries').select(['webhook_id', 'status', 'due_at', 'locked_by']).where('event_id', '=', eventId).execute()
-      const sort = <T extends { webhook_id: string }>(xs: T[]) => [...xs].sort((a, b) => (a.webhook_id < b.webhook_id ? -1 : a.webhook_id > b.webhook_id ? 1 : 0))
-      assert.deepEqual(sort(written).map((d) => ({ ...d, due_at: d.due_at !== null })), sort(hooks.filter((h) => receives(h, s.event)).map((h) => ({
+      assert.deepEqual(_sort(written, (d) => d.webhook_id).map((d) => ({ ...d, due_at: d.due_at !== null })), _sort(hooks.filter((h) => receives(h, s.event)).map((h) => ({
         webhook_id: h.id, status: 'pending', due_at: true, locked_by: s.leased && !h.skipped ? OWNER : null,
-      }))))
+      })), (d) => d.webhook_id))
     }
 
     /** One scenario on fresh rows of the shared database: written, recorded, compared. */
@@ -174,7 +173,7 @@ for (const engine of ENGINES) {
         hookIds.push(id)
         hooks.set(id, { active: h.active === 1, failingSince: h.failingSince === null ? null : time(h.failingSince), disabledAt: null, disabledReason: null })
       }
-      const rows = new Map<string, QueueState & { webhook_id: string }>()
+      const rows: Rows = new Map()
       for (const [i, r] of s.rows.entries()) {
         const row = {
           status: r.status, attempts: r.attempts, retries: r.retries, manual: r.manual,
@@ -210,68 +209,81 @@ for (const engine of ENGINES) {
         if (g.cut) cycles.push([])
       }
 
-      // What the rules say, outcome by outcome.
-      const attempts: unknown[] = []
-      const recorded: Outcome[] = []
-      const disabledByRules: Disabled[][] = []
-      for (const cycle of cycles) {
-        const disabled: Disabled[] = []
-        for (const o of cycle) {
-          const row = rows.get(o.job.id)
-          if (!row) continue
-          const hook = hooks.get(row.webhook_id)!
-          recorded.push(o)
-          attempts.push({ delivery_id: o.job.id, attempt: row.attempts + 1, trigger: attemptTrigger(o.job), at: o.at, response_code: o.responseCode, duration_ms: o.durationMs })
-          rows.set(o.job.id, { ...afterAttempt(row, o, hook.active), webhook_id: row.webhook_id })
-          const v = endpointHealth(hook, o, HEALTH.disableAfterMs)
-          hook.failingSince = v.failingSince
-          if (v.disable) {
-            Object.assign(hook, { active: false, disabledAt: o.at, disabledReason: v.disable })
-            disabled.push({ webhook_id: row.webhook_id, tenant_id: tenantId, reason: v.disable })
-            for (const [id, other] of rows) if (other.webhook_id === row.webhook_id) rows.set(id, { ...dropQueued(other), webhook_id: other.webhook_id })
-          }
-        }
-        disabledByRules.push(disabled)
-      }
-
       // Then a claim of everything due of this scenario's subscriptions, in a cycle of its own.
       const claim: Claim = {
         now: time(s.claimAt), leaseUntil: time(s.claimAt + HOUR), owner: OWNER,
         plan: (queued) => queued.filter((q) => hooks.has(q.webhook_id)).map((q) => ({ webhook_id: q.webhook_id, limit: 100 })),
       }
-      const claimedByRules: string[] = []
-      for (const [id, row] of rows) {
-        if (!isClaimable(row, claim.now)) continue
-        const live = hooks.get(row.webhook_id)!.active
-        if (live) claimedByRules.push(id)
-        rows.set(id, { ...claimedBy(row, claim.owner, claim.leaseUntil, live), webhook_id: row.webhook_id })
-      }
+      const rules = _byTheRules(rows, hooks, cycles, claim)
 
       // What the store did.
       const disabledByStore: Disabled[][] = []
       for (const cycle of cycles) disabledByStore.push((await store.cycle(cycle)).disabled)
       const claimedByStore = (await store.cycle([], claim)).jobs.map((j) => j.id)
 
-      // Sorted here, by code unit: a PostgreSQL collation may order text otherwise.
-      const sort = <T>(xs: T[], key: (x: T) => string) => [...xs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
-      assert.deepEqual(sort(claimedByStore, (id) => id), sort(claimedByRules, (id) => id), 'deliveries claimed')
-      assert.deepEqual(disabledByStore.map((d) => sort(d, (x) => x.webhook_id)), disabledByRules.map((d) => sort(d, (x) => x.webhook_id)), 'subscriptions disabled, cycle by cycle')
+      assert.deepEqual(_sort(claimedByStore, (id) => id), _sort(rules.claimed, (id) => id), 'deliveries claimed')
+      assert.deepEqual(disabledByStore.map((d) => _sort(d, (x) => x.webhook_id)), rules.disabled.map((d) => _sort(d, (x) => x.webhook_id)), 'subscriptions disabled, cycle by cycle')
       const stored = await opened.db.selectFrom('deliveries').select(['id', 'webhook_id', ...QUEUE_COLUMNS]).where('event_id', '=', eventId).execute()
-      assert.deepEqual(sort(stored, (r) => r.id).map((r) => ({ ...r, attempts: Number(r.attempts), retries: Number(r.retries), manual: Number(r.manual), response_code: r.response_code === null ? null : Number(r.response_code) })),
-        sort([...rows].map(([id, r]) => _pick({ id, ...r })), (r) => r.id as string), 'deliveries')
+      assert.deepEqual(_sort(stored, (r) => r.id).map((r) => ({ ...r, attempts: Number(r.attempts), retries: Number(r.retries), manual: Number(r.manual), response_code: r.response_code === null ? null : Number(r.response_code) })),
+        _sort([...rows].map(([id, r]) => _pick({ id, ...r })), (r) => r.id as string), 'deliveries')
       const storedHooks = await opened.db.selectFrom('webhooks').select(['id', 'active', 'failing_since', 'disabled_at', 'disabled_reason']).where('id', 'in', hookIds).execute()
-      assert.deepEqual(sort(storedHooks, (w) => w.id).map((w) => ({ ...w, active: Number(w.active) })),
-        sort([...hooks], ([id]) => id).map(([id, h]) => ({ id, active: h.active ? 1 : 0, failing_since: h.failingSince, disabled_at: h.disabledAt, disabled_reason: h.disabledReason })), 'subscriptions')
+      assert.deepEqual(_sort(storedHooks, (w) => w.id).map((w) => ({ ...w, active: Number(w.active) })),
+        _sort([...hooks], ([id]) => id).map(([id, h]) => ({ id, active: h.active ? 1 : 0, failing_since: h.failingSince, disabled_at: h.disabledAt, disabled_reason: h.disabledReason })), 'subscriptions')
       const storedAttempts = await opened.db.selectFrom('delivery_attempts').select(['delivery_id', 'attempt', 'trigger', 'at', 'response_code', 'duration_ms'])
         .where('delivery_id', 'in', [...rows.keys()]).execute()
-      assert.deepEqual(sort(storedAttempts, (a) => a.delivery_id).map((a) => ({ ...a, attempt: Number(a.attempt), response_code: a.response_code === null ? null : Number(a.response_code), duration_ms: Number(a.duration_ms) })),
-        sort(attempts as { delivery_id: string }[], (a) => a.delivery_id), 'attempt rows')
+      assert.deepEqual(_sort(storedAttempts, (a) => a.delivery_id).map((a) => ({ ...a, attempt: Number(a.attempt), response_code: a.response_code === null ? null : Number(a.response_code), duration_ms: Number(a.duration_ms) })),
+        _sort(rules.attempts, (a) => a.delivery_id), 'attempt rows')
       const stats = await opened.db.selectFrom('attempt_stats').select(['tenant_id', 'hour', 'webhook_id', 'duration_ms', 'n', 'ok']).where('webhook_id', 'in', hookIds).execute()
       const statKey = (r: readonly unknown[]) => JSON.stringify(r.slice(0, 4))
-      assert.deepEqual(sort(stats.map((r) => [r.tenant_id, r.hour, r.webhook_id, Number(r.duration_ms), Number(r.n), Number(r.ok)]), statKey),
-        sort(statsDeltas(recorded), statKey), 'attempt_stats')
+      assert.deepEqual(_sort(stats.map((r) => [r.tenant_id, r.hour, r.webhook_id, Number(r.duration_ms), Number(r.n), Number(r.ok)]), statKey),
+        _sort(statsDeltas(rules.recorded), statKey), 'attempt_stats')
     }
   })
+}
+
+type Rows = Map<string, QueueState & { webhook_id: string }>
+
+/**
+ * What the rules say the cycles and the claim do, applied to the model in order (`rows` and
+ * `hooks` end as the rules leave them): outcome by outcome, the attempt and the delivery's state,
+ * then the subscription's health, a disabling dropping its queue; then what the claim takes.
+ */
+function _byTheRules(rows: Rows, hooks: Map<string, HookModel>, cycles: Outcome[][], claim: Claim) {
+  const attempts: { delivery_id: string; [column: string]: unknown }[] = []
+  const recorded: Outcome[] = []
+  const disabled: Disabled[][] = []
+  for (const cycle of cycles) {
+    const now: Disabled[] = []
+    for (const o of cycle) {
+      const row = rows.get(o.job.id)
+      if (!row) continue
+      const hook = hooks.get(row.webhook_id)!
+      recorded.push(o)
+      attempts.push({ delivery_id: o.job.id, attempt: row.attempts + 1, trigger: attemptTrigger(o.job), at: o.at, response_code: o.responseCode, duration_ms: o.durationMs })
+      rows.set(o.job.id, { ...afterAttempt(row, o, hook.active), webhook_id: row.webhook_id })
+      const v = endpointHealth(hook, o, HEALTH.disableAfterMs)
+      hook.failingSince = v.failingSince
+      if (v.disable) {
+        Object.assign(hook, { active: false, disabledAt: o.at, disabledReason: v.disable })
+        now.push({ webhook_id: row.webhook_id, tenant_id: o.job.tenant_id, reason: v.disable })
+        for (const [id, other] of rows) if (other.webhook_id === row.webhook_id) rows.set(id, { ...dropQueued(other), webhook_id: other.webhook_id })
+      }
+    }
+    disabled.push(now)
+  }
+  const claimed: string[] = []
+  for (const [id, row] of rows) {
+    if (!isClaimable(row, claim.now)) continue
+    const live = hooks.get(row.webhook_id)!.active
+    if (live) claimed.push(id)
+    rows.set(id, { ...claimedBy(row, claim.owner, claim.leaseUntil, live), webhook_id: row.webhook_id })
+  }
+  return { attempts, recorded, disabled, claimed }
+}
+
+/** Sorted by code unit here: a PostgreSQL collation may order text otherwise. */
+function _sort<T>(xs: T[], key: (x: T) => string): T[] {
+  return [...xs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
 }
 
 function _pick(r: QueueState & { id: string; webhook_id: string }) {
