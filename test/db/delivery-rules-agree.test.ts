@@ -6,11 +6,11 @@ import { after, before, describe, test, type TestContext } from 'node:test'
 import fc from 'fast-check'
 import { statsDeltas } from '../../src/db/attempt-stats.ts'
 import { openDatabase, type OpenDb } from '../../src/db/connect.ts'
-import type { Claim, DeliveryStore, Disabled, Job, Outcome } from '../../src/delivery/port.ts'
+import { READY_CAP, type Claim, type DeliveryStore, type Disabled, type Job, type Outcome, type QueuedHook } from '../../src/delivery/port.ts'
 import { attemptTrigger, isDelivered } from '../../src/delivery/rules/attempt.ts'
 import { endpointHealth, type DisabledReason } from '../../src/delivery/rules/health.ts'
 import { receives } from '../../src/delivery/rules/fan-out.ts'
-import { afterAttempt, claimedBy, dropQueued, isClaimable, type QueueState } from '../../src/delivery/rules/queue-state.ts'
+import { afterAttempt, claimedBy, dropQueued, isClaimable, queuedSummary, type QueueState } from '../../src/delivery/rules/queue-state.ts'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
 import { withTx } from '../../src/db/tx.ts'
 import { EVENT_NAMES } from '../../src/events/catalog.ts'
@@ -26,7 +26,7 @@ import { insertWebhook } from '../helpers/store.ts'
 // both against the pure rules of src/delivery/rules/: random deliveries and subscriptions written
 // on a real database of each engine, random outcomes recorded through DeliveryStore.cycle() in
 // random batches, then a claim of what is due, and every row compared with what afterAttempt(),
-// dropQueued(), endpointHealth(), statsDeltas(), isClaimable() and claimedBy() say. Fan-out likewise: SQLite's path filters with
+// dropQueued(), endpointHealth(), statsDeltas(), queuedSummary(), isClaimable() and claimedBy() say. Fan-out likewise: SQLite's path filters with
 // receives() itself, PostgreSQL's matches in its one statement (jsonb `?`), and both are checked
 // against receives() on random subscriptions. Both engines in one file, the engine in each test's
 // name; PostgreSQL is TRAVELOPS_TEST_PG_URL's server (npm test starts one).
@@ -210,17 +210,22 @@ for (const engine of ENGINES) {
       }
 
       // Then a claim of everything due of this scenario's subscriptions, in a cycle of its own.
+      let read: QueuedHook[] = []
       const claim: Claim = {
         now: time(s.claimAt), leaseUntil: time(s.claimAt + HOUR), owner: OWNER,
-        plan: (queued) => queued.filter((q) => hooks.has(q.webhook_id)).map((q) => ({ webhook_id: q.webhook_id, limit: 100 })),
+        plan: (queued) => {
+          read = queued.filter((q) => hooks.has(q.webhook_id))
+          return read.map((q) => ({ webhook_id: q.webhook_id, limit: 100 }))
+        },
       }
-      const rules = _byTheRules(rows, hooks, cycles, claim)
+      const rules = _byTheRules(rows, hooks, cycles, claim, () => tenantId)
 
       // What the store did.
       const disabledByStore: Disabled[][] = []
       for (const cycle of cycles) disabledByStore.push((await store.cycle(cycle)).disabled)
       const claimedByStore = (await store.cycle([], claim)).jobs.map((j) => j.id)
 
+      assert.deepEqual(_sort(read.map((q) => ({ ...q, ready: Number(q.ready) })), (q) => q.webhook_id), _sort(rules.queued, (q) => q.webhook_id), 'the queue read')
       assert.deepEqual(_sort(claimedByStore, (id) => id), _sort(rules.claimed, (id) => id), 'deliveries claimed')
       assert.deepEqual(disabledByStore.map((d) => _sort(d, (x) => x.webhook_id)), rules.disabled.map((d) => _sort(d, (x) => x.webhook_id)), 'subscriptions disabled, cycle by cycle')
       const stored = await opened.db.selectFrom('deliveries').select(['id', 'webhook_id', ...QUEUE_COLUMNS]).where('event_id', '=', eventId).execute()
@@ -246,9 +251,10 @@ type Rows = Map<string, QueueState & { webhook_id: string }>
 /**
  * What the rules say the cycles and the claim do, applied to the model in order (`rows` and
  * `hooks` end as the rules leave them): outcome by outcome, the attempt and the delivery's state,
- * then the subscription's health, a disabling dropping its queue; then what the claim takes.
+ * then the subscription's health, a disabling dropping its queue; then what the claim's read of
+ * the queue finds and what the claim takes.
  */
-function _byTheRules(rows: Rows, hooks: Map<string, HookModel>, cycles: Outcome[][], claim: Claim) {
+function _byTheRules(rows: Rows, hooks: Map<string, HookModel>, cycles: Outcome[][], claim: Claim, tenantOf: (webhookId: string) => string) {
   const attempts: { delivery_id: string; [column: string]: unknown }[] = []
   const recorded: Outcome[] = []
   const disabled: Disabled[][] = []
@@ -271,6 +277,11 @@ function _byTheRules(rows: Rows, hooks: Map<string, HookModel>, cycles: Outcome[
     }
     disabled.push(now)
   }
+  const queued: QueuedHook[] = []
+  for (const id of hooks.keys()) {
+    const mine = [...rows.values()].filter((r) => r.webhook_id === id)
+    if (mine.some((r) => r.due_at !== null)) queued.push({ webhook_id: id, tenant_id: tenantOf(id), ...queuedSummary(mine, claim.now, READY_CAP) })
+  }
   const claimed: string[] = []
   for (const [id, row] of rows) {
     if (!isClaimable(row, claim.now)) continue
@@ -278,7 +289,7 @@ function _byTheRules(rows: Rows, hooks: Map<string, HookModel>, cycles: Outcome[
     if (live) claimed.push(id)
     rows.set(id, { ...claimedBy(row, claim.owner, claim.leaseUntil, live), webhook_id: row.webhook_id })
   }
-  return { attempts, recorded, disabled, claimed }
+  return { attempts, recorded, disabled, queued, claimed }
 }
 
 /** Sorted by code unit here: a PostgreSQL collation may order text otherwise. */

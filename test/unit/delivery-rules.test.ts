@@ -5,7 +5,7 @@ import { EVENT_NAMES } from '../../src/events/catalog.ts'
 import { attemptTrigger, decideAttempt, isDelivered } from '../../src/delivery/rules/attempt.ts'
 import { receives, wantsEvent } from '../../src/delivery/rules/fan-out.ts'
 import { endpointHealth } from '../../src/delivery/rules/health.ts'
-import { afterAttempt, claimedBy, dropQueued, isClaimable, type QueueState, type Recorded } from '../../src/delivery/rules/queue-state.ts'
+import { afterAttempt, claimedBy, dropQueued, isClaimable, queuedSummary, type QueueState, type Recorded } from '../../src/delivery/rules/queue-state.ts'
 
 // The delivery rules (src/delivery/rules/) alone, no database: CONTRACT §7, §8, §11.
 // test/db/delivery-rules-agree.test.ts checks the stores' SQL against the same functions.
@@ -143,6 +143,21 @@ describe('isClaimable and claimedBy: what a claim takes, and what it does with i
     const expired = { ...row, status: 'pending' as const, locked_by: 'wrk_b', locked_until: T0 }
     assert.deepEqual(claimedBy(expired, 'wrk_a', at(HOUR), true), { ...expired, locked_by: 'wrk_a', locked_until: at(HOUR) })
     assert.deepEqual(claimedBy(expired, 'wrk_a', at(HOUR), false), { ...expired, status: 'failed', due_at: null, next_retry_at: null, manual: 0, locked_by: null, locked_until: null })
+  })
+})
+
+describe('queuedSummary: what a queue read reports of a subscription', () => {
+  const q = (due: number | null, lockedUntil: number | null = null): QueueState => ({
+    status: 'failed', attempts: 1, retries: 1, manual: 0, next_retry_at: null, due_at: due === null ? null : at(due), delivered_at: null,
+    response_code: 500, last_attempt_at: T0, locked_by: lockedUntil === null ? null : 'wrk_b', locked_until: lockedUntil === null ? null : at(lockedUntil),
+  })
+  it('the earliest due time under no running lease, and how many are claimable now', () => {
+    assert.deepEqual(queuedSummary([q(5 * MIN), q(2 * MIN), q(MIN, 2 * HOUR), q(null)], at(3 * MIN), 32), { due: at(2 * MIN), ready: 1 })
+    assert.deepEqual(queuedSummary([q(MIN, 2 * HOUR)], at(3 * MIN), 32), { due: null, ready: 0 }, 'every one leased')
+    assert.deepEqual(queuedSummary([q(MIN, 2 * MIN)], at(3 * MIN), 32), { due: at(MIN), ready: 1 }, 'an expired lease counts as none')
+  })
+  it('counts ready ones up to the cap', () => {
+    assert.deepEqual(queuedSummary(Array.from({ length: 40 }, (_, i) => q(i)), at(HOUR), 32), { due: T0, ready: 32 })
   })
 })
 

@@ -73,3 +73,20 @@ export function isClaimable(row: QueueState, now: string): boolean {
 export function claimedBy(row: QueueState, owner: string, until: string, live: boolean): QueueState {
   return live ? { ...row, locked_by: owner, locked_until: until } : { ...dropQueued(row), locked_by: null, locked_until: null }
 }
+
+/**
+ * What a read of the queue reports of one subscription with queued deliveries (port.ts
+ * QueuedHook), from those deliveries: the earliest due time among those under no lease still
+ * running (null: every one is leased), and how many a claim at `now` could take, counted up to
+ * `cap` (READY_CAP).
+ */
+export function queuedSummary(rows: Iterable<QueueState>, now: string, cap: number): { due: string | null; ready: number } {
+  let due: string | null = null
+  let ready = 0
+  for (const r of rows) {
+    if (r.due_at === null || (r.locked_until !== null && r.locked_until >= now)) continue
+    if (due === null || r.due_at < due) due = r.due_at
+    if (r.due_at <= now && ready < cap) ready++
+  }
+  return { due, ready }
+}
