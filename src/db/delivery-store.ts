@@ -3,6 +3,8 @@ import { SQLITE_ADD_STATS, statsDeltas } from './attempt-stats.ts'
 import type { Db } from './connect.ts'
 import { DROP_BATCH, dropQueue, SQLITE_DROP_BATCH } from './drop-queue.ts'
 import { exclusive, type SyncDb } from './exclusive.ts'
+import { attemptTrigger } from '../delivery/rules/attempt.ts'
+import { endpointHealth } from '../delivery/rules/health.ts'
 
 /** Every lease freed (serve's start): read through deliveries_leased (migration 0016), the deliveries being attempted, not the table. */
 export const SQLITE_RECOVER = 'UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_until IS NOT NULL'
@@ -96,10 +98,8 @@ function _health(q: SyncDb, o: Outcome, health: HealthPolicy, hook: _Hook): Disa
   hook.cleared = false
   q.run('UPDATE webhooks SET failing_since = ? WHERE id = ? AND failing_since IS NULL', o.at, id)
   const w = q.get<{ active: number; failing_since: string | null }>('SELECT active, failing_since FROM webhooks WHERE id = ?', id)
-  if (!w || w.active !== 1) return undefined
-  const reason = o.responseCode === 410 ? 'gone'
-    : health.disableAfterMs > 0 && w.failing_since !== null && Date.parse(o.at) - Date.parse(w.failing_since) >= health.disableAfterMs ? 'failing'
-      : undefined
+  if (!w) return undefined
+  const reason = endpointHealth({ active: w.active === 1, failingSince: w.failing_since }, o, health.disableAfterMs).disable
   if (!reason) return undefined
   q.run('UPDATE webhooks SET active = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ?', o.at, reason, o.at, id)
   hook.active = false
@@ -176,6 +176,8 @@ export function storedHeaders(text: string): Record<string, string> {
  * subscription that stopped being active while the attempt was in flight (disabled by another
  * outcome, deactivated, deleted) gets nothing queued: its queue was dropped then (§11).
  * Parameters while active: next automatic time, claimed manual, attempt time, next automatic time, claimed manual.
+ * The rule is afterAttempt() (delivery/rules/queue-state.ts); test/db/delivery-rules-agree.test.ts
+ * holds this SQL, and PostgreSQL's, to it.
  */
 const _AFTER_ATTEMPT = `next_retry_at = ?, due_at = CASE WHEN manual > ? THEN ? ELSE ? END, manual = max(manual - ?, 0),
   locked_until = NULL, locked_by = NULL`
@@ -190,7 +192,7 @@ function _record(q: SyncDb, o: Outcome, active: boolean): boolean {
   const j = o.job
   const inserted = q.run(`INSERT INTO delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
     SELECT id, attempts + 1, tenant_id, ?, ?, ?, ?, ?, ? FROM deliveries WHERE id = ?`,
-  o.at, j.manual ? 'manual' : 'auto', o.responseCode, o.durationMs, o.error, o.responseBody, j.id)
+  o.at, attemptTrigger(j), o.responseCode, o.durationMs, o.error, o.responseBody, j.id)
   if (inserted.changes === 0) return false
   const delivered = o.delivered ? `status = 'delivered', delivered_at = ?,` : ''
   const params = o.delivered ? [o.at] : []

@@ -6,6 +6,8 @@ import { statsDeltas, type StatsDelta } from './attempt-stats.ts'
 import { deliveryDbOf } from './connect.ts'
 import { DROP_BATCH, dropQueue, pgDropBatch } from './drop-queue.ts'
 import { rerunRetryable } from './pg-common.ts'
+import { attemptTrigger } from '../delivery/rules/attempt.ts'
+import { endpointHealth } from '../delivery/rules/health.ts'
 import { storedHeaders } from './delivery-store.ts'
 import type { Database } from './schema.ts'
 
@@ -143,10 +145,8 @@ async function _health(tx: Tx, o: Outcome, health: HealthPolicy): Promise<Disabl
   }
   await sql`update webhooks set failing_since = ${o.at} where id = ${id} and failing_since is null`.execute(tx)
   const w = (await sql<{ active: number; failing_since: string | null }>`select active, failing_since from webhooks where id = ${id}`.execute(tx)).rows[0]
-  if (!w || w.active !== 1) return undefined
-  const reason = o.responseCode === 410 ? 'gone'
-    : health.disableAfterMs > 0 && w.failing_since !== null && Date.parse(o.at) - Date.parse(w.failing_since) >= health.disableAfterMs ? 'failing'
-      : undefined
+  if (!w) return undefined
+  const reason = endpointHealth({ active: w.active === 1, failingSince: w.failing_since }, o, health.disableAfterMs).disable
   if (!reason) return undefined
   await sql`update webhooks set active = 0, disabled_at = ${o.at}, disabled_reason = ${reason}, updated_at = ${o.at} where id = ${id}`.execute(tx)
   await pgDropBatch(tx, o.job.tenant_id, id) // the first batch of its queue; the worker drops the rest (dropQueue())
@@ -263,7 +263,7 @@ async function _recordDelivered(db: Db | Tx, outcomes: Outcome[], recorded: Stat
   }
   const col = <T>(f: (o: Outcome) => T) => outcomes.map(f)
   await sql`with v as (
-      select * from unnest(${col((o) => o.job.id)}::text[], ${col((o) => o.at)}::text[], ${col((o) => (o.job.manual ? 'manual' : 'auto'))}::text[],
+      select * from unnest(${col((o) => o.job.id)}::text[], ${col((o) => o.at)}::text[], ${col((o) => attemptTrigger(o.job))}::text[],
         ${col((o) => o.responseCode)}::int[], ${col((o) => o.durationMs)}::int[], ${col((o) => o.error)}::text[], ${col((o) => o.responseBody)}::text[],
         ${col((o) => o.retries)}::int[], ${col((o) => o.nextRetryAt)}::text[], ${col((o) => o.job.manual)}::int[], ${col((o) => o.job.owner)}::text[])
         as v(id, at, trigger, code, duration, error, body, retries, next, manual, owner)),
@@ -304,11 +304,15 @@ function _addStats(recorded: StatsDelta[]) {
       on conflict (tenant_id, hour, webhook_id, duration_ms) do update set n = attempt_stats.n + excluded.n, ok = attempt_stats.ok + excluded.ok)`
 }
 
-/** As on SQLite (db/delivery-store.ts): the attempt row, then the queue state if the lease is still held. */
+/**
+ * As on SQLite (db/delivery-store.ts): the attempt row, then the queue state if the lease is still
+ * held, by the rule afterAttempt() (delivery/rules/queue-state.ts), as _recordDelivered() does;
+ * test/db/delivery-rules-agree.test.ts holds both statements to it.
+ */
 async function _record(tx: Tx, o: Outcome): Promise<boolean> {
   const j = o.job
   const inserted = await sql`insert into delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
-    select id, attempts + 1, tenant_id, ${o.at}, ${j.manual ? 'manual' : 'auto'}, ${o.responseCode}, ${o.durationMs}, ${o.error}, ${o.responseBody}
+    select id, attempts + 1, tenant_id, ${o.at}, ${attemptTrigger(j)}, ${o.responseCode}, ${o.durationMs}, ${o.error}, ${o.responseBody}
     from deliveries where id = ${j.id}`.execute(tx)
   if (Number(inserted.numAffectedRows ?? 0) === 0) return false
   const state = o.delivered ? sql`status = 'delivered', delivered_at = ${o.at},` : sql`status = 'failed',`

@@ -5,6 +5,7 @@ import { storedHeaders } from '../db/delivery-store.ts'
 import type { Tx } from '../db/tx.ts'
 import { newId } from '../lib/ids.ts'
 import type { Job, Lease } from './port.ts'
+import { wantsEvent } from './rules/fan-out.ts'
 
 /** What writeEvent() wrote: the subscriptions given a delivery, and, under a lease, those deliveries as the worker's jobs. */
 export interface Written {
@@ -31,7 +32,7 @@ interface Target { id: string; url: string; secret: string; headers: string; ret
  */
 export async function writeEvent(tx: Tx, event: EventRow, lease?: Lease | null): Promise<Written> {
   if (isPostgres(tx)) return _writeEventPg(tx, event, lease ?? undefined)
-  const targets = (await _subscriptions(tx, event.tenantId)).filter((w) => _wants(w.events, event.name))
+  const targets = (await _subscriptions(tx, event.tenantId)).filter((w) => wantsEvent(w.events, event.name))
   await insertEvent(tx, event.id, event.tenantId, event.name, event.payload, event.at)
   const ids = targets.map(() => newId('del'))
   const jobs: Job[] | undefined = lease ? [] : undefined
@@ -59,7 +60,7 @@ function _job(event: EventRow, id: string, w: Target, lease: Lease): Job {
  * along; as many ids are sent as the tenant's last event matched (4 at first), and any
  * subscriptions beyond them get theirs from a second statement in the same transaction (same
  * snapshot under SERIALIZABLE, so the same numbering). `events` holds a JSON array of names
- * (the API only ever stores one), matched with jsonb's `?` as _wants() does on SQLite.
+ * (the API only ever stores one), matched with jsonb's `?` as rules/fan-out.ts does on SQLite.
  */
 async function _writeEventPg(tx: Tx, event: EventRow, lease?: Lease): Promise<Written> {
   let ids = _deliveryIds(_lastMatched.get(event.tenantId) ?? 4)
@@ -105,15 +106,6 @@ const _subscriptions = compiled((db, tenantId: string) => db.selectFrom('webhook
   .where('tenant_id', '=', tenantId)
   .where('active', '=', 1)
   .where('deleted_at', 'is', null))
-
-function _wants(events: string, name: string): boolean {
-  try {
-    const list: unknown = JSON.parse(events)
-    return Array.isArray(list) && (list.includes(name) || list.includes('*'))
-  } catch {
-    return false
-  }
-}
 
 /** One pending delivery of an event to one subscription, due at once; leased to a worker when `locked_by` is given (`writeEvent` under a lease). */
 export const insertDelivery = compiled((db, id: string, tenant_id: string, webhook_id: string, event_id: string, event: string, at: string, locked_until: string | null, locked_by: string | null) =>

@@ -128,7 +128,8 @@ export class ClaimFailed extends Error {
  * subscription at once (`gone`), and a failure when `failing_since` is at least
  * `disableAfterMs` old disables it (`failing`; 0 = never). Disabling makes it inactive, sets
  * `disabled_at`/`disabled_reason` and drops the first DROP_BATCH of its queued work
- * (db/drop-queue.ts); the worker then drops the rest (DeliveryStore.dropQueue()).
+ * (db/drop-queue.ts); the worker then drops the rest (DeliveryStore.dropQueue()). The verdict
+ * itself is rules/health.ts endpointHealth().
  */
 export interface HealthPolicy {
   disableAfterMs: number

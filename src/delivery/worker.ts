@@ -6,7 +6,7 @@ import { AdaptiveLimits, PACE_MS } from './concurrency.ts'
 import type { FreshWork } from '../context.ts'
 import { FairPlanner, type Plan, type SlotLimits } from './plan.ts'
 import { ClaimFailed, READY_CAP, type Claim, type DeliveryStore, type Disabled, type Job, type Lease, type Outcome, type QueuedHook } from './port.ts'
-import { deferredRetryAt, nextRetryAt, parseRetryAfter } from './retry.ts'
+import { decideAttempt } from './rules/attempt.ts'
 import type { Sender, SendRequest, SendResult } from './send.ts'
 import { signPayload, standardSignature } from './sign.ts'
 import { sendableCustomHeaders } from '../lib/http-headers.ts'
@@ -651,23 +651,9 @@ export function startWorker(o: WorkerOptions): Worker {
   }
 
   function _outcome(job: Job, at: Date, result: SendResult): Outcome {
-    const delivered = result.responseCode !== null && result.responseCode >= 200 && result.responseCode < 300
-    let next: string | null = null
-    let retries = job.retries
-    if (!delivered && !job.manual) {
-      const now = o.clock.now()
-      const eventAt = new Date(job.eventAt)
-      const scheduled = nextRetryAt({ retriesSoFar: job.retries, retryCount: job.retryCount, eventAt, now, baseMs: o.retryBaseMs, random })
-      const when = deferredRetryAt(scheduled, parseRetryAfter(result.retryAfter, now), now, eventAt)
-      if (when) {
-        next = when.toISOString()
-        retries++
-      }
-    } else if (!delivered && job.manual) {
-      next = job.next_retry_at // a manual attempt leaves the automatic schedule as it was
-    }
+    const decided = decideAttempt(job, result, { now: o.clock.now(), baseMs: o.retryBaseMs, random })
     const { retryAfter: _ignored, aborted: _a, ...sent } = result
-    return { job, at: at.toISOString(), ...sent, delivered, nextRetryAt: next, retries }
+    return { job, at: at.toISOString(), ...sent, ...decided }
   }
 
   schedule(0)

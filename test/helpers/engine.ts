@@ -29,13 +29,13 @@ export async function newPgDatabase(): Promise<string> {
   return url.toString()
 }
 
-/** The test app's database opened again by the test itself, with the delivery store of its engine. */
-export async function openWithStore(target: string) {
+/** The test app's database opened again by the test itself, with the delivery store of its engine (and its endpoint-health policy). */
+export async function openWithStore(target: string, health?: { disableAfterMs: number }) {
   const [{ openDatabase }, { sqliteDeliveryStore }, { pgDeliveryStore }] = await Promise.all([
     import('../../src/db/connect.ts'), import('../../src/db/delivery-store.ts'), import('../../src/db/pg-delivery-store.ts'),
   ])
   const opened = await openDatabase(target)
-  const store = opened.engine === 'postgres' ? pgDeliveryStore(opened.db, target) : sqliteDeliveryStore(opened.db)
+  const store = opened.engine === 'postgres' ? pgDeliveryStore(opened.db, target, health) : sqliteDeliveryStore(opened.db, health)
   return { opened, store }
 }
 
