@@ -35,8 +35,8 @@ export interface Slots {
   markFull(tenantId: string): void
   /** The tenant's subscriptions that cannot start an attempt now (lease().skip), or undefined. */
   blocked(tenantId: string): string[] | undefined
-  /** One finished attempt, told to the adaptive limits; says when its subscription becomes paced or stops being paced. */
-  observe(job: Job, delivered: boolean, durationMs: number, busy: number): 'paced' | 'recovered' | undefined
+  /** One finished attempt, ended at `at` (performance.now()), told to the adaptive limits; says when its subscription becomes paced or stops being paced. */
+  observe(job: Job, delivered: boolean, durationMs: number, busy: number, at?: number): 'paced' | 'recovered' | undefined
 }
 
 export function createSlots(limitsOf: SlotLimits): Slots {
@@ -144,8 +144,8 @@ export function createSlots(limitsOf: SlotLimits): Slots {
       }
       return skip
     },
-    observe(job, delivered, durationMs, busy) {
-      const change = limits.observe(job.webhook_id, delivered, durationMs, busy)
+    observe(job, delivered, durationMs, busy, at) {
+      const change = limits.observe(job.webhook_id, delivered, durationMs, busy, at)
       if (change === 'paced') {
         let paced = pacedOf.get(job.tenant_id)
         if (!paced) {
