@@ -1,7 +1,7 @@
 /**
  * When the worker reads the queue, and when it tells the other processes of work it leaves
- * there. A read costs a statement over the whole queue (on PostgreSQL, with a backlog, it was one
- * per commit), so the worker reads only when a read can deal something: at start, at the poll or
+ * there. A read costs a statement over the whole queue, and reading at every commit would cost one
+ * per commit, so the worker reads only when a read can deal something: at start, at the poll or
  * a due time, after a wake that names nothing, when another process announces work, after an
  * answer that may have queued work again, and while a plan left due work undealt. Owns the two
  * timers that end in a look at the queue (the poll or due time, and a paced subscription's pause)
