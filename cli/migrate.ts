@@ -8,7 +8,7 @@ export function migrateCommand(): Command {
     .addHelpText('after', '\nExamples:\n  $ travelops migrate --db /var/lib/travelops/travelops.db\n  $ travelops migrate --status --json')
     .action((opts) => withDb(opts, async (opened) => {
       const { migrationStatus, migrate } = await import('../src/db/migrate.ts')
-      const { migrationStatusPostgres, migratePostgres } = opened.engine === 'postgres' ? await import('../src/db/migrate-pg.ts') : {} as never
+      const { migrationStatusPostgres, migratePostgres } = opened.engine === 'postgres' ? await import('../src/engine/postgres/migrate.ts') : {} as never
       try {
         if (opts.status) {
           const list = opened.sqlite ? migrationStatus(opened.sqlite) : await migrationStatusPostgres(opened.db)

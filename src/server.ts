@@ -18,9 +18,9 @@ import { SharedRateLimiter } from './http/rate-limit.ts'
 import type { ResolveAll } from './delivery/guard-connect.ts'
 import { createSender } from './delivery/send.ts'
 import { DEFAULT_SLOTS, startWorker } from './delivery/worker.ts'
-import { sqliteDeliveryStore } from './db/delivery-store.ts'
+import { sqliteDeliveryStore } from './engine/sqlite/delivery-store.ts'
 import { startPruner } from './db/retention.ts'
-import { startCheckpointer } from './db/checkpointer.ts'
+import { startCheckpointer } from './engine/sqlite/checkpointer.ts'
 import { migrate } from './db/migrate.ts'
 import { acquireServeLock, assertNoOtherServe } from './db/process-lock.ts'
 import { recordServeUrl } from './db/serve-record.ts'
@@ -137,7 +137,7 @@ async function _open(config: Config, clock: Clock): Promise<{ opened: OpenDb; st
   const health = { disableAfterMs: config.disableAfterMs }
   if (isPostgresUrl(config.db)) {
     const opened = await openDatabase(config.db, { create: true, migrate: true })
-    const { pgDeliveryStore } = await import('./db/pg-delivery-store.ts')
+    const { pgDeliveryStore } = await import('./engine/postgres/delivery-store.ts')
     return { opened, store: pgDeliveryStore(opened.db, config.db, health), unlock: () => {}, engine: 'postgres', serveId }
   }
   assertUsable(inspectSqlite(config.db), config.db, { create: true }) // before anything is written

@@ -7,7 +7,7 @@ import { openSqlite, type SqliteDatabase } from './sqlite.ts'
 import { migrate, type MigrateObserver } from './migrate.ts'
 import type { Engine } from './migration-files.ts'
 import { isPostgresUrl, KEYS_CHANNEL } from './pg-common.ts'
-import type { KeysWatch } from './pg-keys-watch.ts'
+import type { KeysWatch } from '../engine/postgres/keys-watch.ts'
 
 export type Db = Kysely<Database>
 
@@ -48,7 +48,7 @@ export async function openDatabase(target: string, opts: OpenOptions = {}): Prom
     return opened
   }
   const [{ openPostgres, redactUrl }, { inspectPostgres, migratePostgres }, { DatabaseRefused }, { KeysWatch }] = await Promise.all([
-    import('./postgres.ts'), import('./migrate-pg.ts'), import('./inspect.ts'), import('./pg-keys-watch.ts'),
+    import('../engine/postgres/pool.ts'), import('../engine/postgres/migrate.ts'), import('./inspect.ts'), import('../engine/postgres/keys-watch.ts'),
   ])
   const { db, pool } = openPostgres(target)
   const health = openPostgres(target, { max: 1, applicationName: 'travelops health' })

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { compiled } from '../db/compiled.ts'
 import { isPostgres } from '../db/connect.ts'
-import { storedHeaders } from '../db/delivery-store.ts'
+import { storedHeaders } from './stored-headers.ts'
 import type { Tx } from '../db/tx.ts'
 import { newId } from '../lib/ids.ts'
 import type { Job, Lease } from './port.ts'

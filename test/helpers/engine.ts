@@ -32,7 +32,7 @@ export async function newPgDatabase(): Promise<string> {
 /** The test app's database opened again by the test itself, with the delivery store of its engine. */
 export async function openWithStore(target: string) {
   const [{ openDatabase }, { sqliteDeliveryStore }, { pgDeliveryStore }] = await Promise.all([
-    import('../../src/db/connect.ts'), import('../../src/db/delivery-store.ts'), import('../../src/db/pg-delivery-store.ts'),
+    import('../../src/db/connect.ts'), import('../../src/engine/sqlite/delivery-store.ts'), import('../../src/engine/postgres/delivery-store.ts'),
   ])
   const opened = await openDatabase(target)
   const store = opened.engine === 'postgres' ? pgDeliveryStore(opened.db, target) : sqliteDeliveryStore(opened.db)

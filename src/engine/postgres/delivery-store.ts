@@ -1,13 +1,13 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import { ClaimFailed, READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
-import { statsDeltas, type StatsDelta } from './attempt-stats.ts'
-import { deliveryDbOf } from './connect.ts'
-import { DROP_BATCH, dropQueue, pgDropBatch } from './drop-queue.ts'
-import { rerunRetryable } from './pg-common.ts'
-import { storedHeaders } from './delivery-store.ts'
-import type { Database } from './schema.ts'
+import { ClaimFailed, READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../../delivery/port.ts'
+import { statsDeltas, type StatsDelta } from '../../db/attempt-stats.ts'
+import { deliveryDbOf } from '../../db/connect.ts'
+import { DROP_BATCH, dropQueue, pgDropBatch } from '../../db/drop-queue.ts'
+import { rerunRetryable } from '../../db/pg-common.ts'
+import { storedHeaders } from '../../delivery/stored-headers.ts'
+import type { Database } from '../../db/schema.ts'
 
 /**
  * The delivery worker's store on PostgreSQL, for any number of `serve` processes on one
