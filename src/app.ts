@@ -10,7 +10,7 @@ import type { Method, RouteDef } from './http/define-route.ts'
 import { ApiError, badRequest, forbidden, notFound } from './http/errors.ts'
 import { isRetryable, isUniqueViolation } from './db/pg-common.ts'
 import { errorJson, executeRoute, type Executed } from './http/execute.ts'
-import { RateLimiter, SharedRateLimiter, type Limiter, type RateDecision } from './http/rate-limit.ts'
+import { RateLimiter, type Limiter, type RateDecision } from './http/rate-limit.ts'
 import { allows, describeScope, tenantScoped } from './http/scopes.ts'
 import { newId } from './lib/ids.ts'
 import { API_SECURITY_HEADERS as SECURITY_HEADERS } from './http/security-headers.ts'
@@ -48,9 +48,10 @@ const _BUFFER_BODY_CHARS = 64 * 1024
 export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes(deps)): App {
   // Malformed escapes (/%ZZ) reach the guard, which answers 400 in the contract's shape.
   const app = new H3({ allowMalformedURL: true })
-  // PostgreSQL: several processes share the windows (CONTRACT §10); SQLite: one process, in memory.
+  // The engine's: shared by every process of a PostgreSQL database (CONTRACT §10), in memory on SQLite.
+  const keyLimiter = deps.engine.rateLimiter()
   const limiters = {
-    keys: (deps.engine === 'postgres' ? new SharedRateLimiter(deps.db) : new RateLimiter()) as Limiter,
+    keys: keyLimiter as Limiter,
     // Dashboard sessions are counted by each process on its own (CONTRACT §14 sets no limit for them).
     sessions: new RateLimiter() as Limiter,
   }
@@ -113,7 +114,7 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
 
   return {
     h3: app, routes, fetch: (req) => Promise.resolve(app.fetch(req)),
-    close: async () => { if (limiters.keys instanceof SharedRateLimiter) await limiters.keys.close() },
+    close: () => keyLimiter.close(),
   }
 }
 

@@ -41,6 +41,9 @@ export class RateLimiter implements Limiter {
     for (const [k, w] of this.#windows) if (w.window !== window) this.#windows.delete(k)
     this.#sweptWindow = window
   }
+
+  /** Nothing to give back: the windows die with the process. */
+  async close(): Promise<void> {}
 }
 
 /**

@@ -31,12 +31,9 @@ export async function newPgDatabase(): Promise<string> {
 
 /** The test app's database opened again by the test itself, with the delivery store of its engine. */
 export async function openWithStore(target: string) {
-  const [{ openDatabase }, { sqliteDeliveryStore }, { pgDeliveryStore }] = await Promise.all([
-    import('../../src/db/connect.ts'), import('../../src/engine/sqlite/delivery-store.ts'), import('../../src/engine/postgres/delivery-store.ts'),
-  ])
+  const { openDatabase } = await import('../../src/engine/open.ts')
   const opened = await openDatabase(target)
-  const store = opened.engine === 'postgres' ? pgDeliveryStore(opened.db, target) : sqliteDeliveryStore(opened.db)
-  return { opened, store }
+  return { opened, store: opened.engine.deliveryStore() }
 }
 
 /** Rows of a plain SQL query (`?` placeholders, portable SQL) on the test's database, whichever engine it is. */

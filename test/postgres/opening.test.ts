@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import pg from 'pg'
-import { openDatabase } from '../../src/db/connect.ts'
+import { openDatabase } from '../../src/engine/open.ts'
 import { migratePostgres } from '../../src/engine/postgres/migrate.ts'
 import { loadMigrationFiles } from '../../src/db/migration-files.ts'
 import { runCli, runJson } from '../helpers/cli.ts'

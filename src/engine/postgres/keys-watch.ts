@@ -4,7 +4,7 @@ import { KEYS_CHANNEL } from '../../db/pg-common.ts'
 /**
  * When API keys may have changed, for a cache of key rows on PostgreSQL (http/auth.ts), where
  * several processes and the CLI write keys. Every key write announces itself in its own
- * transaction (`NOTIFY travelops_keys`, see keysWrite() in connect.ts), so a process that
+ * transaction (`NOTIFY travelops_keys`, see keysWrite() in engine.ts), so a process that
  * LISTENs hears it as soon as it commits; the writer's own process also counts its writes
  * at once, before its answer is sent. As a backstop against a write that announces nothing
  * (a hand-written UPDATE), the version also moves every TTL_MS, so nothing cached is older

@@ -1,9 +1,10 @@
 import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../../delivery/port.ts'
 import { SQLITE_ADD_STATS, statsDeltas } from '../../db/attempt-stats.ts'
 import type { Db } from '../../db/connect.ts'
-import { DROP_BATCH, dropQueue, SQLITE_DROP_BATCH } from '../../db/drop-queue.ts'
+import { DROP_BATCH } from '../../db/drop-queue.ts'
 import { exclusive, type SyncDb } from '../../db/exclusive.ts'
 import { storedHeaders } from '../../delivery/stored-headers.ts'
+import { dropQueue, SQLITE_DROP_BATCH } from './drop-queue.ts'
 
 /** Every lease freed (serve's start): read through deliveries_leased (migration 0016), the deliveries being attempted, not the table. */
 export const SQLITE_RECOVER = 'UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_until IS NOT NULL'
