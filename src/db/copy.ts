@@ -68,9 +68,16 @@ export async function firstNonEmpty(db: Db): Promise<string | undefined> {
 
 /** A row of the source holding a string that PostgreSQL cannot store (CONTRACT §16). */
 export class UnstorableRow extends Error {
-  constructor(readonly table: string, readonly row: string, readonly column: string, written = 'nothing was written') {
+  readonly table: string
+  readonly row: string
+  readonly column: string
+
+  constructor(table: string, row: string, column: string, written = 'nothing was written') {
     super(`table ${table}, row ${row}, column ${column} holds U+0000 (NUL), which PostgreSQL cannot store; `
       + `change or remove that value on the source and copy again; ${written}`)
+    this.table = table
+    this.row = row
+    this.column = column
   }
 }
 

@@ -6,7 +6,7 @@ import type { Database } from '../db/schema.ts'
 import type { Tx, TxScope } from '../db/tx.ts'
 import type { OutboxEvent, Written } from '../delivery/fan-out.ts'
 import type { DeliveryStore, HealthPolicy, Lease } from '../delivery/port.ts'
-import type { Limiter } from '../http/rate-limit.ts'
+import type { Limiter } from '../lib/rate-window.ts'
 import type { Logger } from '../lib/logger.ts'
 
 /**

@@ -24,7 +24,11 @@ export class KeysWatch {
   #closed = false
   #retry: NodeJS.Timeout | undefined
 
-  constructor(private readonly url: string) {}
+  #url: string
+
+  constructor(url: string) {
+    this.#url = url
+  }
 
   /** Changes whenever keys may have changed; null: do not cache. */
   version(): string | null {
@@ -51,7 +55,7 @@ export class KeysWatch {
 
   async #connect(): Promise<void> {
     if (this.#closed) return
-    const client = new pg.Client({ connectionString: this.url, application_name: 'travelops keys' })
+    const client = new pg.Client({ connectionString: this.#url, application_name: 'travelops keys' })
     this.#client = client
     const lost = () => {
       if (this.#client !== client) return
