@@ -8,7 +8,6 @@ import { serveDocs } from './docs/serve.ts'
 import { rootIndex } from './http/root-index.ts'
 import type { Method, RouteDef } from './http/define-route.ts'
 import { ApiError, badRequest, forbidden, notFound } from './http/errors.ts'
-import { isRetryable, isUniqueViolation } from './db/pg-common.ts'
 import { errorJson, executeRoute, type Executed } from './http/execute.ts'
 import { RateLimiter, type Limiter, type RateDecision } from './lib/rate-window.ts'
 import { allows, describeScope, tenantScoped } from './http/scopes.ts'
@@ -219,9 +218,9 @@ function _errorOut(err: unknown, state: RequestState, deps: AppDeps, event: H3Ev
   if (err instanceof ApiError) apiError = err
   else if (_status(err) === 400) apiError = new ApiError(400, 'bad_request', 'Malformed request URL')
   // Two writers raced past a check to the same unique key (a slug, a product code, an
-  // idempotency key) or kept conflicting (PostgreSQL, several processes): the loser is told so.
-  else if (isUniqueViolation(err)) apiError = new ApiError(409, 'conflict', 'A concurrent request changed this resource first; retry')
-  else if (isRetryable(err)) apiError = new ApiError(409, 'conflict', 'Too many concurrent changes to this resource; retry')
+  // idempotency key) or kept conflicting (several processes): the loser is told so.
+  else if (deps.engine.conflictOf(err) === 'unique') apiError = new ApiError(409, 'conflict', 'A concurrent request changed this resource first; retry')
+  else if (deps.engine.conflictOf(err) === 'concurrent') apiError = new ApiError(409, 'conflict', 'Too many concurrent changes to this resource; retry')
   else {
     deps.logger.error('unhandled error', { request_id: state.requestId, method: event.req.method, path: event.url.pathname, error: String((err as Error)?.stack ?? err) })
     apiError = new ApiError(500, 'internal_error', 'Internal server error')

@@ -58,6 +58,13 @@ export interface Engine {
   /** A write to api_keys (other than a `last_used_at` touch), announced to every process's key cache. `db` may be a transaction. */
   keysWrite<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T>
 
+  /**
+   * What a database error says of a race between writers, for a 409 instead of a 500: `unique`,
+   * two writers reached the same unique key; `concurrent`, a transaction kept losing to others
+   * (withTx() gave up running it again). undefined: any other error.
+   */
+  conflictOf(err: unknown): 'unique' | 'concurrent' | undefined
+
   /** The database answers (GET /health), without queueing behind the requests' queries. */
   ping(): Promise<void>
   /** The API keys' hourly windows: in memory for one process, or shared by every process in the database. */

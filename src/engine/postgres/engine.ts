@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { Db, OpenDb, OpenOptions } from '../../db/connect.ts'
 import { nextCounter } from '../../db/counters.ts'
 import { assertUsable, DatabaseRefused } from '../../db/inspect.ts'
-import { KEYS_CHANNEL, redactUrl } from '../../db/pg-common.ts'
+import { isRetryable, isUniqueViolation, KEYS_CHANNEL, redactUrl } from '../../db/pg-common.ts'
 import { earliestDue } from '../../db/queue-gauges.ts'
 import { recordOwnRow, runningServeUrl } from '../../db/serve-record.ts'
 import { SharedRateLimiter } from './rate-windows.ts'
@@ -98,6 +98,7 @@ export async function openPostgresDatabase(url: string, opts: OpenOptions): Prom
       keys.changed()
       return result
     },
+    conflictOf: (err) => (isUniqueViolation(err) ? 'unique' : isRetryable(err) ? 'concurrent' : undefined),
     ping: async () => void (await health.pool.query('select 1')),
     // Several processes share the windows (CONTRACT §10).
     rateLimiter: () => new SharedRateLimiter(db),
