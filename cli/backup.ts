@@ -10,8 +10,8 @@ export function backupCommand(): Command {
     .action(async (dest: string, opts) => {
       const config = await configFrom({ db: opts.db })
       const [{ dirname, resolve }, { existsSync, mkdirSync }, { backupTo }] = await Promise.all([import('node:path'), import('node:fs'), import('../src/db/backup.ts')])
-      const { isPostgresUrl } = await import('../src/db/pg-common.ts')
-      if (isPostgresUrl(config.db)) throw new CliError('backup copies a SQLite database file; back up PostgreSQL with its own tools, e.g. pg_dump --format=custom --file=travelops.dump "$DATABASE_URL"', 2)
+      const refused = (await import('../src/engine/open.ts')).backupRefusal(config.db)
+      if (refused) throw new CliError(refused, 2)
       await assertDatabase(config.db, { create: false, allowPending: true })
       const target = resolve(dest)
       if (target === resolve(config.db)) throw new CliError('<dest-file> is the database itself', 2)

@@ -7,7 +7,6 @@ const _deps = async () => ({
   ...(await import('../src/lib/duration.ts')),
   ...(await import('../src/modules/dashboard/sessions.ts')),
   ...(await import('./short-ids.ts')),
-  ...(await import('../src/db/serve-record.ts')),
 })
 
 /** Where `serve` listens by the same environment it reads (PORT, TRAVELOPS_TLS_CERT): the link's default base. */
@@ -25,11 +24,11 @@ export function dashboardCommand(): Command {
     .option('--base-url <url>', 'the address browsers reach serve at (default: the running serve\'s address, else http://localhost:$PORT, https with TRAVELOPS_TLS_CERT; port 3000)')
     .addHelpText('after', '\nThe link works once; the session it opens lasts 12 h (sign out, or `dashboard revoke`, ends it earlier).\n\nExamples:\n  $ travelops dashboard link\n  $ travelops dashboard link --tenant ten_019ab3c4 --expires-in 1h --json')
     .action((opts) => withDb(opts, async ({ db, engine }) => {
-      const { parseDuration, durationError, LINK_LIFETIME, issueLink, linkUrl, resolveId, runningServeUrl } = await _deps()
+      const { parseDuration, durationError, LINK_LIFETIME, issueLink, linkUrl, resolveId } = await _deps()
       const ttl = parseDuration(String(opts.expiresIn), LINK_LIFETIME)
       if (ttl === null) throw new CliError(`--expires-in ${durationError(String(opts.expiresIn), LINK_LIFETIME)}`, 2)
       // An address given wins (a proxy's public one); else where the database's serve listens.
-      const base = String(opts.baseUrl ?? (await runningServeUrl(db, engine)) ?? _defaultBase())
+      const base = String(opts.baseUrl ?? (await engine.runningServeUrl()) ?? _defaultBase())
       let parsed: URL
       try {
         parsed = new URL(base)
@@ -50,11 +49,11 @@ export function dashboardCommand(): Command {
     .option('--tenant <ten_id>', 'end the sessions of this tenant')
     .option('--all', 'end every session, the operator\'s too')
     .addHelpText('after', '\nExamples:\n  $ travelops dashboard revoke --tenant ten_019ab3c4\n  $ travelops dashboard revoke --all --json')
-    .action((opts) => withDb(opts, async ({ db }) => {
+    .action((opts) => withDb(opts, async ({ db, engine }) => {
       if (!opts.tenant === !opts.all) throw new CliError('give either --tenant <ten_id> or --all', 2)
       const { revokeSessions, resolveId } = await _deps()
       const which = opts.all ? { all: true as const } : { tenantId: await resolveId(db, 'tenants', 'ten', opts.tenant, 'tenant', '--tenant') }
-      const ended = await revokeSessions(db, which, new Date())
+      const ended = await revokeSessions(engine, which, new Date())
       print(opts, { ended }, () => `ended ${ended} session${ended === 1 ? '' : 's'}${'tenantId' in which ? ` of tenant ${which.tenantId}` : ''}`)
     }))
   return cmd

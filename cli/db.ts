@@ -26,10 +26,9 @@ export function dbCommand(): Command {
       const from = (await configFrom({ db: opts.from })).db
       const to = (await configFrom({ db: opts.to })).db
       if (from === to) throw new CliError('--from and --to name the same database', 2)
-      const [{ openDatabase }, { DatabaseRefused }, copy, { redactUrl, isPostgresUrl }, { progress }] = await Promise.all([
-        import('../src/db/connect.ts'), import('../src/db/inspect.ts'), import('../src/db/copy.ts'), import('../src/db/pg-common.ts'), import('./progress.ts'),
+      const [{ openDatabase, shownTarget: shown }, { DatabaseRefused }, copy, { progress }] = await Promise.all([
+        import('../src/engine/open.ts'), import('../src/db/inspect.ts'), import('../src/db/copy.ts'), import('./progress.ts'),
       ])
-      const shown = (db: string) => (isPostgresUrl(db) ? redactUrl(db) : db)
       const open = async (db: string, o: { create?: boolean; migrate?: boolean; allowPending?: boolean }) => {
         try {
           return await openDatabase(db, o)

@@ -21,7 +21,7 @@ export function keysCommand(): Command {
     .addOption(new Option('--rate-limit <n>', 'requests per hour (default: the server\'s --rate-limit)'))
     .option('--expires-in <duration>', 'lifetime <integer><s|m|h|d> from 1s to 3650d, such as 90d, 12h, 30m (default: never expires)')
     .addHelpText('after', '\nExamples:\n  $ travelops keys create --tenant ten_019ab3c4 --name website --scopes orders:*,webhooks:* --expires-in 365d\n  $ travelops keys create --tenant ten_019ab3c4 --scopes orders:read --rate-limit 100 --json')
-    .action((opts) => withDb(opts, async ({ db }) => {
+    .action((opts) => withDb(opts, async ({ db, engine }) => {
       const { isValidScope, parseDuration, durationError, KEY_LIFETIME, resolveId, createKey } = await _deps()
       const scopes = [...new Set(String(opts.scopes).split(',').map((s) => s.trim()).filter(Boolean))]
       const bad = scopes.filter((s) => !isValidScope(s))
@@ -43,7 +43,7 @@ export function keysCommand(): Command {
       // One clock reading: expires_at is exactly created_at + the lifetime asked for.
       const now = new Date()
       const expiresAt = lifetimeMs === undefined ? undefined : new Date(now.getTime() + lifetimeMs)
-      const key = await createKey(db, { tenantId, name: opts.name, scopes, rateLimit, expiresAt }, now)
+      const key = await createKey(engine, { tenantId, name: opts.name, scopes, rateLimit, expiresAt }, now)
       print(opts, key, () => [
         `created key ${key.id} for tenant ${key.tenant_id}`,
         `scopes: ${key.scopes.join(',')}   rate limit: ${key.rate_limit ?? 'server default'}   expires: ${key.expires_at ?? 'never'}`,
@@ -86,7 +86,7 @@ export function keysCommand(): Command {
     .option('-y, --yes', 'revoke without asking (needed when stdin/stderr is not a terminal)')
     .option('--dry-run', 'only say what would be revoked; change nothing (--json: { "revoked": 0, "would_revoke": 0|1, "key" })')
     .addHelpText('after', '\nExamples:\n  $ travelops keys revoke key_019ab3c4-9f10\n  $ travelops keys revoke key_019ab3c4-9f10 --yes --json')
-    .action((input: string, opts) => withDb(opts, async ({ db }) => {
+    .action((input: string, opts) => withDb(opts, async ({ db, engine }) => {
       const { resolveId, getKey, revokeKey } = await _deps()
       const found = await getKey(db, await resolveId(db, 'api_keys', 'key', input, 'key'))
       if (!found) throw new CliError(`no key ${input}`)
@@ -99,7 +99,7 @@ export function keysCommand(): Command {
         return
       }
       if (live && !opts.yes) await _confirm(what)
-      const key = await revokeKey(db, found.id, new Date())
+      const key = await revokeKey(engine, found.id, new Date())
       if (!key) throw new CliError(`no key ${input}`)
       print(opts, { revoked: 1, key }, () => `revoked key ${key.id} at ${key.revoked_at}`)
     }))

@@ -7,11 +7,9 @@ export function migrateCommand(): Command {
     .option('--status', 'list migrations and whether they are applied, without applying')
     .addHelpText('after', '\nExamples:\n  $ travelops migrate --db /var/lib/travelops/travelops.db\n  $ travelops migrate --status --json')
     .action((opts) => withDb(opts, async (opened) => {
-      const { migrationStatus, migrate } = await import('../src/db/migrate.ts')
-      const { migrationStatusPostgres, migratePostgres } = opened.engine === 'postgres' ? await import('../src/db/migrate-pg.ts') : {} as never
       try {
         if (opts.status) {
-          const list = opened.sqlite ? migrationStatus(opened.sqlite) : await migrationStatusPostgres(opened.db)
+          const list = await opened.engine.migrationStatus()
           const time = timeCell(opts.wide, new Date())
           print(opts, list, () => renderTable(list, [
             { header: 'MIGRATION', value: (m) => m.name },
@@ -26,7 +24,7 @@ export function migrateCommand(): Command {
           start: (name: string, i: number, n: number) => bar.line(`applying ${name} (${i + 1} of ${n})…`),
           end: (name: string, ms: number) => bar.line(`applied ${name} in ${(ms / 1000).toFixed(1)} s`),
         }
-        const applied = opened.sqlite ? migrate(opened.sqlite, undefined, observer) : await migratePostgres(opened.db, undefined, observer)
+        const applied = await opened.engine.migrate(observer)
         print(opts, { applied }, () => (applied.length ? `applied ${applied.join(', ')}` : 'database is up to date'))
       } catch (err) {
         throw new CliError((err as Error).message)

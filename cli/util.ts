@@ -48,10 +48,9 @@ export async function configFrom(opts: Record<string, unknown>): Promise<Config>
  * makes the same checks for both engines.)
  */
 export async function assertDatabase(where: string, opts: { create: boolean; allowPending?: boolean }): Promise<void> {
-  const [{ inspectSqlite, assertUsable, DatabaseRefused }, { isPostgresUrl }] = await Promise.all([import('../src/db/inspect.ts'), import('../src/db/pg-common.ts')])
-  if (isPostgresUrl(where)) return
+  const [{ DatabaseRefused }, { assertUsableBeforeOpen }] = await Promise.all([import('../src/db/inspect.ts'), import('../src/engine/open.ts')])
   try {
-    assertUsable(inspectSqlite(where), where, opts)
+    await assertUsableBeforeOpen(where, opts)
   } catch (err) {
     if (err instanceof DatabaseRefused) throw new CliError(err.message)
     throw err
@@ -64,16 +63,15 @@ export async function assertDatabase(where: string, opts: { create: boolean; all
  */
 export async function withDb<T>(opts: Record<string, unknown>, fn: (db: OpenDb) => Promise<T>, open: OpenOptions = {}): Promise<T> {
   const config = await configFrom({ db: opts.db })
-  const [{ openDatabase }, { DatabaseRefused }, { redactUrl, isPostgresUrl }] = await Promise.all([
-    import('../src/db/connect.ts'), import('../src/db/inspect.ts'), import('../src/db/pg-common.ts'),
+  const [{ openDatabase, shownTarget }, { DatabaseRefused }] = await Promise.all([
+    import('../src/engine/open.ts'), import('../src/db/inspect.ts'),
   ])
   let opened: OpenDb
   try {
     opened = await openDatabase(config.db, open)
   } catch (err) {
     if (err instanceof DatabaseRefused) throw new CliError(err.message)
-    const where = isPostgresUrl(config.db) ? redactUrl(config.db) : config.db
-    throw new CliError(`cannot open database ${where}: ${(err as Error).message}`)
+    throw new CliError(`cannot open database ${shownTarget(config.db)}: ${(err as Error).message}`)
   }
   try {
     return await fn(opened)

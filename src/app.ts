@@ -8,9 +8,8 @@ import { serveDocs } from './docs/serve.ts'
 import { rootIndex } from './http/root-index.ts'
 import type { Method, RouteDef } from './http/define-route.ts'
 import { ApiError, badRequest, forbidden, notFound } from './http/errors.ts'
-import { isRetryable, isUniqueViolation } from './db/pg-common.ts'
 import { errorJson, executeRoute, type Executed } from './http/execute.ts'
-import { RateLimiter, SharedRateLimiter, type Limiter, type RateDecision } from './http/rate-limit.ts'
+import { RateLimiter, type Limiter, type RateDecision } from './lib/rate-window.ts'
 import { allows, describeScope, tenantScoped } from './http/scopes.ts'
 import { newId } from './lib/ids.ts'
 import { API_SECURITY_HEADERS as SECURITY_HEADERS } from './http/security-headers.ts'
@@ -48,9 +47,10 @@ const _BUFFER_BODY_CHARS = 64 * 1024
 export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes(deps)): App {
   // Malformed escapes (/%ZZ) reach the guard, which answers 400 in the contract's shape.
   const app = new H3({ allowMalformedURL: true })
-  // PostgreSQL: several processes share the windows (CONTRACT §10); SQLite: one process, in memory.
+  // The engine's: shared by every process of a PostgreSQL database (CONTRACT §10), in memory on SQLite.
+  const keyLimiter = deps.engine.rateLimiter()
   const limiters = {
-    keys: (deps.engine === 'postgres' ? new SharedRateLimiter(deps.db) : new RateLimiter()) as Limiter,
+    keys: keyLimiter as Limiter,
     // Dashboard sessions are counted by each process on its own (CONTRACT §14 sets no limit for them).
     sessions: new RateLimiter() as Limiter,
   }
@@ -113,7 +113,7 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
 
   return {
     h3: app, routes, fetch: (req) => Promise.resolve(app.fetch(req)),
-    close: async () => { if (limiters.keys instanceof SharedRateLimiter) await limiters.keys.close() },
+    close: () => keyLimiter.close(),
   }
 }
 
@@ -218,9 +218,9 @@ function _errorOut(err: unknown, state: RequestState, deps: AppDeps, event: H3Ev
   if (err instanceof ApiError) apiError = err
   else if (_status(err) === 400) apiError = new ApiError(400, 'bad_request', 'Malformed request URL')
   // Two writers raced past a check to the same unique key (a slug, a product code, an
-  // idempotency key) or kept conflicting (PostgreSQL, several processes): the loser is told so.
-  else if (isUniqueViolation(err)) apiError = new ApiError(409, 'conflict', 'A concurrent request changed this resource first; retry')
-  else if (isRetryable(err)) apiError = new ApiError(409, 'conflict', 'Too many concurrent changes to this resource; retry')
+  // idempotency key) or kept conflicting (several processes): the loser is told so.
+  else if (deps.engine.conflictOf(err) === 'unique') apiError = new ApiError(409, 'conflict', 'A concurrent request changed this resource first; retry')
+  else if (deps.engine.conflictOf(err) === 'concurrent') apiError = new ApiError(409, 'conflict', 'Too many concurrent changes to this resource; retry')
   else {
     deps.logger.error('unhandled error', { request_id: state.requestId, method: event.req.method, path: event.url.pathname, error: String((err as Error)?.stack ?? err) })
     apiError = new ApiError(500, 'internal_error', 'Internal server error')

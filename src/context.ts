@@ -1,4 +1,4 @@
-import type { Engine } from './db/migration-files.ts'
+import type { Engine } from './engine/port.ts'
 import type { Db } from './db/connect.ts'
 import type { Clock } from './lib/clock.ts'
 import type { Config } from './config.ts'
@@ -10,8 +10,8 @@ import type { Job, Lease } from './delivery/port.ts'
 /** What the process shares: database, clock, configuration, logger, the worker's doorbell. */
 export interface AppDeps {
   db: Db
-  /** Which engine `db` is (CONTRACT §10); the few engine-specific rules look at it. */
-  engine?: Engine
+  /** The database's engine (engine/port.ts): transactions, the outbox, and everything else that differs between SQLite and PostgreSQL. `engine.db` is `db`. */
+  engine: Engine
   clock: Clock
   config: Config
   logger: Logger

@@ -7,23 +7,13 @@ import { createMetrics } from './http/metrics.ts'
 import type { Config } from './config.ts'
 import type { AppDeps } from './context.ts'
 import type { RouteDef } from './http/define-route.ts'
-import { openDatabase, openDb, type OpenDb } from './db/connect.ts'
-import type { Engine } from './db/migration-files.ts'
-import { isPostgresUrl, redactUrl } from './db/pg-common.ts'
-import type { DeliveryStore } from './delivery/port.ts'
-import { assertUsable, inspectSqlite } from './db/inspect.ts'
+import { openForServe } from './engine/open.ts'
 import { pruneIdempotencyKeys } from './http/idempotency.ts'
 import { pruneSignIns } from './modules/dashboard/sessions.ts'
-import { SharedRateLimiter } from './http/rate-limit.ts'
 import type { ResolveAll } from './delivery/guard-connect.ts'
 import { createSender } from './delivery/send.ts'
 import { DEFAULT_SLOTS, startWorker } from './delivery/worker.ts'
-import { sqliteDeliveryStore } from './db/delivery-store.ts'
 import { startPruner } from './db/retention.ts'
-import { startCheckpointer } from './db/checkpointer.ts'
-import { migrate } from './db/migrate.ts'
-import { acquireServeLock, assertNoOtherServe } from './db/process-lock.ts'
-import { recordServeUrl } from './db/serve-record.ts'
 import { randomUUID } from 'node:crypto'
 import { systemClock, type Clock } from './lib/clock.ts'
 import { createLogger, type Logger } from './lib/logger.ts'
@@ -53,10 +43,14 @@ export interface StartOptions {
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.logLevel)
   const clock = opts.clock ?? systemClock
-  const { opened, store, unlock, engine, serveId } = await _open(config, clock)
-  const checkpointer = opened.sqlite ? startCheckpointer({ file: config.db, db: opened.sqlite, logger }) : undefined
+  const serveId = `srv_${randomUUID()}`
+  const { opened, unlock } = await openForServe(config.db, serveId, clock.now())
+  const { engine } = opened
+  // The engine's work beside serve (SQLite's WAL checkpoints), and the room bulk deletes wait for.
+  const background = engine.startBackground(logger)
+  const store = engine.deliveryStore({ disableAfterMs: config.disableAfterMs })
   const userAgent = `travelops/${VERSION}`
-  const metrics = config.metrics ? await createMetrics(opened.db, clock) : undefined
+  const metrics = config.metrics ? await createMetrics(engine, clock) : undefined
   const worker = startWorker({
     observe: metrics ? (outcome, seconds) => metrics.attempt(outcome, seconds) : undefined,
     store, clock, logger, userAgent,
@@ -75,30 +69,30 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     listening = await listenStrict(toNodeHandler(app.h3), { host: config.host, port: config.port, tlsCert: config.tlsCert, tlsKey: config.tlsKey, maxConnections })
   } catch (err) {
     await worker.stop(0)
-    await checkpointer?.stop()
+    await background.stop()
     unlock()
     await opened.close()
     throw err
   }
   const { server, url } = listening
   applyServeV8Flags()
-  logger.info('travelops started', { version: VERSION, engine, db: engine === 'sqlite' ? config.db : redactUrl(config.db), url, maxConnections })
+  logger.info('travelops started', { version: VERSION, engine: engine.name, db: engine.shown, url, maxConnections })
   // `dashboard link` names this address (CONTRACT §16); serve runs on without it.
   // Behind a proxy (--public-url) the address browsers reach is the public one.
-  const forgetUrl = await recordServeUrl(opened.db, engine, serveId, config.publicUrl ?? url, clock.now())
+  const forgetUrl = await engine.recordServeUrl(serveId, config.publicUrl ?? url, clock.now())
     .catch((err: unknown) => { logger.warn('could not record the listening address', { error: String(err) }); return async () => {} })
 
-  const pruner = startPruner({ db: opened.db, retentionMs: config.retentionMs, clock, logger, room: checkpointer?.room })
+  const pruner = startPruner({ engine, retentionMs: config.retentionMs, clock, logger, room: background.room })
   // Hourly housekeeping; stop() ends it between two statements and waits for it.
   let endHousekeeping = () => {}
   const housekeepingEnds = new Promise<void>((resolve) => (endHousekeeping = resolve))
   let housekeeping: Promise<unknown> = Promise.resolve()
   const prune = setInterval(() => {
     housekeeping = Promise.all([
-      pruneIdempotencyKeys(deps, { room: checkpointer?.room, stopping: housekeepingEnds })
+      pruneIdempotencyKeys(deps, { room: background.room, stopping: housekeepingEnds })
         .catch((err: unknown) => logger.warn('idempotency prune failed', { error: String(err) })),
       pruneSignIns(deps.db, clock.now()).catch((err: unknown) => logger.warn('dashboard sign-in prune failed', { error: String(err) })),
-      engine === 'postgres' && new SharedRateLimiter(deps.db).prune(clock.now().getTime())
+      engine.pruneRateWindows(clock.now().getTime())
         .catch((err: unknown) => logger.warn('rate window prune failed', { error: String(err) })),
     ])
   }, 3_600_000)
@@ -121,36 +115,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     clearTimeout(timer)
     await app.close()
     await forgetUrl().catch((err: unknown) => logger.warn('could not remove the listening address', { error: String(err) }))
-    await checkpointer?.stop()
+    await background.stop()
     unlock()
     await opened.close()
   })())
 
   return { url, http: server, deps, routes: app.routes, stop }
-}
-
-/**
- * The database and the delivery store of this engine. SQLite: one serve per file (checked
- * before migrating, so a refused start writes nothing), every lease freed at start.
- * PostgreSQL: any number of serve processes; migrations under an advisory lock.
- */
-async function _open(config: Config, clock: Clock): Promise<{ opened: OpenDb; store: DeliveryStore; unlock: () => void; engine: Engine; serveId: string }> {
-  const serveId = `srv_${randomUUID()}`
-  const health = { disableAfterMs: config.disableAfterMs }
-  if (isPostgresUrl(config.db)) {
-    const opened = await openDatabase(config.db, { create: true, migrate: true })
-    const { pgDeliveryStore } = await import('./db/pg-delivery-store.ts')
-    return { opened, store: pgDeliveryStore(opened.db, config.db, health), unlock: () => {}, engine: 'postgres', serveId }
-  }
-  assertUsable(inspectSqlite(config.db), config.db, { create: true }) // before anything is written
-  const opened = openDb(config.db, { migrate: false })
-  try {
-    assertNoOtherServe(opened.sqlite, config.db)
-    migrate(opened.sqlite)
-    const unlock = acquireServeLock(opened.sqlite, config.db, serveId, clock.now())
-    return { opened, store: sqliteDeliveryStore(opened.db, health), unlock, engine: 'sqlite', serveId }
-  } catch (err) {
-    await opened.close()
-    throw err
-  }
 }

@@ -32,8 +32,10 @@ import { FastResponse } from 'srvx'
 import { createApp } from '../../src/app.ts'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
 import type { AppDeps } from '../../src/context.ts'
-import { openDatabase, openDb, type OpenSqliteDb } from '../../src/db/connect.ts'
-import { openPostgres } from '../../src/db/postgres.ts'
+import { type OpenSqliteDb } from '../../src/db/connect.ts'
+import { openDatabase } from '../../src/engine/open.ts'
+import { openDb } from '../../src/engine/sqlite/open.ts'
+import { openPostgres } from '../../src/engine/postgres/pool.ts'
 import type { OrderRow } from '../../src/db/schema.ts'
 import type { RouteDef } from '../../src/http/define-route.ts'
 import { encodeCursor } from '../../src/http/pagination.ts'
@@ -60,7 +62,7 @@ async function main(): Promise<void> {
   const pg = layer.startsWith('pg-')
   const opened = pg ? await openDatabase(file) : openDb(file, { migrate: false })
   const deps: AppDeps = {
-    db: opened.db, engine: pg ? 'postgres' : 'sqlite', clock: systemClock, config: { ...DEFAULT_CONFIG, db: file, port: 0, logLevel: 'info' },
+    db: opened.db, engine: opened.engine, clock: systemClock, config: { ...DEFAULT_CONFIG, db: file, port: 0, logLevel: 'info' },
     logger: createLogger('info'), notify: () => {},
   }
   const real = createApp(deps)
@@ -232,7 +234,7 @@ function _floorPost(sqlite: OpenSqliteDb['sqlite'], real: Record<string, string>
 async function _pgFloor(url: string, what: 'one' | 'list', path: string, real: Record<string, string>): Promise<H3> {
   const headers = _withoutLength(real)
   const { pool } = openPostgres(url, { max: 4, applicationName: 'travelops-bench-floor' })
-  // Clients of our own (a pool's query() would send its statements unnamed: src/db/postgres.ts).
+  // Clients of our own (a pool's query() would send its statements unnamed: src/engine/postgres/pool.ts).
   const clients = await Promise.all(Array.from({ length: 4 }, () => pool.connect()))
   let next = 0
   const query = async <R>(text: string, values: unknown[]): Promise<R[]> => (await clients[next++ % clients.length]!.query(text, values)).rows as R[]

@@ -3,7 +3,8 @@
 // through the services, orders in batched inserts shaped like the services write them).
 import { sql } from 'kysely'
 import pg from 'pg'
-import { openDatabase, type OpenDb } from '../../src/db/connect.ts'
+import { type OpenDb } from '../../src/db/connect.ts'
+import { openDatabase } from '../../src/engine/open.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
@@ -53,7 +54,7 @@ export async function startPgBench(serverUrl = process.env.BENCH_PG_URL || undef
 export async function pgTenant(o: OpenDb, name: string, receiverUrl: string, hooks: string[][]): Promise<BenchTenant> {
   const now = new Date()
   const t = await createTenant(o.db, name, now)
-  const k = await createKey(o.db, { tenantId: t.id, scopes: ['*'], rateLimit: 1_000_000_000 }, now)
+  const k = await createKey(o.engine, { tenantId: t.id, scopes: ['*'], rateLimit: 1_000_000_000 }, now)
   const webhookIds: string[] = []
   for (const [i, events] of hooks.entries()) {
     const id = newId('wh')

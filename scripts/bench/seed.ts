@@ -18,7 +18,7 @@ export interface BenchTenant {
 export async function benchTenant(o: OpenDb, name: string, receiverUrl: string, hooks: string[][]): Promise<BenchTenant> {
   const now = new Date()
   const t = await createTenant(o.db, name, now)
-  const k = await createKey(o.db, { tenantId: t.id, scopes: ['*'], rateLimit: 1_000_000_000 }, now)
+  const k = await createKey(o.engine, { tenantId: t.id, scopes: ['*'], rateLimit: 1_000_000_000 }, now)
   const insert = o.sqlite.prepare(`INSERT INTO webhooks (id, tenant_id, url, events, secret, headers, active, retry_count, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, '{}', 1, 3, ?, ?)`)
   const webhookIds = hooks.map((events, i) => {

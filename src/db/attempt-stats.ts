@@ -40,7 +40,7 @@ export function statsDeltas(recorded: readonly Outcome[]): StatsDelta[] {
   return [...sums.values()].sort(compareDeltas)
 }
 
-/** SQLite: the deltas (JSON of StatsDelta[]) added in one statement (db/delivery-store.ts). */
+/** SQLite: the deltas (JSON of StatsDelta[]) added in one statement (engine/sqlite/delivery-store.ts). */
 export const SQLITE_ADD_STATS = `INSERT INTO attempt_stats (tenant_id, hour, webhook_id, duration_ms, n, ok)
   SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?) WHERE true
   ON CONFLICT (tenant_id, hour, webhook_id, duration_ms) DO UPDATE SET n = n + excluded.n, ok = ok + excluded.ok`

@@ -1,25 +1,24 @@
 import {
-  CompiledQuery, Kysely, SqliteDialect, sql, type Transaction,
+  CompiledQuery, Kysely, SqliteDialect, type Transaction,
   type DatabaseConnection, type Driver, type SqliteDatabase as KyselySqlite, type SqliteStatement,
 } from 'kysely'
 import type { Database } from './schema.ts'
-import { openSqlite, type SqliteDatabase } from './sqlite.ts'
-import { migrate, type MigrateObserver } from './migrate.ts'
-import type { Engine } from './migration-files.ts'
-import { isPostgresUrl, KEYS_CHANNEL } from './pg-common.ts'
-import type { KeysWatch } from './pg-keys-watch.ts'
+import type { SqliteDatabase } from './sqlite.ts'
+import type { Engine } from '../engine/port.ts'
+import type { MigrateObserver } from './migrate.ts'
 
 export type Db = Kysely<Database>
 
 export interface OpenDb {
   db: Db
+  /** The database's engine (engine/port.ts): everything that differs between SQLite and PostgreSQL. */
   engine: Engine
   /** The SQLite connection (SQLite only). */
   sqlite?: SqliteDatabase
   close(): Promise<void>
 }
 
-/** A SQLite database opened by openDb(): its connection is at hand. */
+/** A SQLite database opened by openDb() (engine/sqlite/open.ts): its connection is at hand. */
 export interface OpenSqliteDb extends OpenDb {
   sqlite: SqliteDatabase
 }
@@ -35,59 +34,11 @@ export interface OpenOptions {
 }
 
 /**
- * Opens the database `--db` names, SQLite file or `postgres://` URL, after looking at it
- * without writing (CONTRACT §10, opening safely: throws DatabaseRefused). SQLite loads no
- * PostgreSQL code and the other way round.
- */
-export async function openDatabase(target: string, opts: OpenOptions = {}): Promise<OpenDb> {
-  const { assertUsable, inspectSqlite } = await import('./inspect.ts')
-  if (!isPostgresUrl(target)) {
-    assertUsable(inspectSqlite(target), target, { create: opts.create ?? false, allowPending: opts.allowPending })
-    const opened = openDb(target, { migrate: false })
-    if (opts.migrate) migrate(opened.sqlite, undefined, opts.observer)
-    return opened
-  }
-  const [{ openPostgres, redactUrl }, { inspectPostgres, migratePostgres }, { DatabaseRefused }, { KeysWatch }] = await Promise.all([
-    import('./postgres.ts'), import('./migrate-pg.ts'), import('./inspect.ts'), import('./pg-keys-watch.ts'),
-  ])
-  const { db, pool } = openPostgres(target)
-  const health = openPostgres(target, { max: 1, applicationName: 'travelops health' })
-  _pings.set(db, () => health.pool.query('select 1'))
-  // Statements that must commit on their own while a transaction of the main pool is open
-  // (counters.ts) take a connection from here: from the main pool they could wait for a
-  // connection held by a transaction that waits for them.
-  const side = openPostgres(target, { max: 2, applicationName: 'travelops counters' })
-  _sides.set(db, side.db)
-  const delivery = openPostgres(target, { max: 4, applicationName: 'travelops delivery', options: DELIVERY_PLANNER })
-  _deliveries.set(db, delivery.db)
-  const keys = new KeysWatch(target)
-  _pgKeys.set(db, keys)
-  const where = redactUrl(target)
-  try {
-    let state
-    try {
-      state = await inspectPostgres(db)
-    } catch (err) {
-      throw new DatabaseRefused(`cannot open ${where}: ${(err as Error).message}`)
-    }
-    assertUsable(state, where, { create: opts.create ?? false, allowPending: opts.allowPending })
-    if (opts.migrate) await migratePostgres(db, undefined, opts.observer)
-  } catch (err) {
-    await Promise.all([db.destroy(), health.pool.end(), side.pool.end(), delivery.db.destroy(), keys.close()])
-    throw err
-  }
-  void pool // kysely's destroy() ends the pool
-  return { db, engine: 'postgres', close: async () => void (await Promise.all([db.destroy(), health.pool.end(), side.pool.end(), delivery.db.destroy(), keys.close()])) }
-}
-
-/**
- * Opens the database file, applies pending migrations and returns kysely on top of it.
+ * kysely on a SQLite connection (engine/sqlite/open.ts opens the file and builds the engine).
  * kysely's SQLite driver prepares every statement anew (≈31 µs against ≈3.5 µs for a
  * cached one), so it is handed a database whose prepare() caches statements by SQL text.
  */
-export function openDb(file: string, opts: { migrate?: boolean } = {}): OpenSqliteDb {
-  const sqlite = openSqlite(file)
-  if (opts.migrate !== false) migrate(sqlite)
+export function sqliteKysely(sqlite: SqliteDatabase): { db: Db; internals: DbInternals; close(): Promise<void> } {
   const database = _cachingDatabase(sqlite)
   const dialect = new _SerialSqliteDialect({ database })
   const db = new Kysely<Database>({ dialect })
@@ -107,7 +58,7 @@ export function openDb(file: string, opts: { migrate?: boolean } = {}): OpenSqli
       watching = true
     } catch { /* not migrated yet */ }
   }
-  _internals.set(db, {
+  const internals: DbInternals = {
     sqlite,
     prepare: (sql) => database.prepare(sql) as unknown as SqliteStatementOf,
     lock: () => dialect.driver!.lock(),
@@ -116,13 +67,14 @@ export function openDb(file: string, opts: { migrate?: boolean } = {}): OpenSqli
       if (!watching) watchKeys()
       return watching ? `${dataVersion.get() as number}.${keyWrites}` : `${dataVersion.get() as number}.changes.${ownChanges.get() as number}`
     },
-  })
+  }
+  _internals.set(db, internals)
   // kysely closes the file only if it ever ran a query itself (compiled() may have bypassed it).
   const close = async () => {
     await db.destroy()
     if (sqlite.open) sqlite.close()
   }
-  return { db, engine: 'sqlite', sqlite, close }
+  return { db, internals, close }
 }
 
 interface SqliteStatementOf {
@@ -144,18 +96,18 @@ export interface DbInternals {
   keysVersion(): string
 }
 
+// The SQLite connection's statement cache, found from kysely (compiled(), exclusive()): on the
+// database, and on each transaction group commit opens on it.
 const _internals = new WeakMap<Db, DbInternals>()
 const _txOf = new WeakMap<Transaction<Database>, DbInternals>()
-const _baseOf = new WeakMap<Transaction<Database>, Db>()
 
 /** @internal for src/db/ only. */
 export function internalsOf(db: Db): DbInternals | undefined {
   return _internals.get(db)
 }
 
-/** @internal withTx() says which database a transaction is on (see compiled()). */
+/** @internal SQLite's group commit says which connection a transaction holds (see compiled()). */
 export function registerTx(tx: Transaction<Database>, db: Db): void {
-  _baseOf.set(tx, db)
   const x = _internals.get(db)
   if (x) _txOf.set(tx, x)
 }
@@ -164,96 +116,6 @@ export function registerTx(tx: Transaction<Database>, db: Db): void {
 /** @internal The database of a transaction that withTx() opened (its connection is the one held). */
 export function internalsOfTx(tx: Transaction<Database>): DbInternals | undefined {
   return _txOf.get(tx)
-}
-
-/**
- * A value that changes whenever API keys may have changed: another connection (a CLI process)
- * committed anything (`PRAGMA data_version`), or this connection wrote to api_keys (TEMP
- * triggers count every insert, delete and update but a `last_used_at` touch — rolled-back
- * writes too, so it errs on the side of "changed"). A cache of key rows can be trusted while
- * this stays the same; this process's orders, events and deliveries no longer empty it (they
- * did while it was `total_changes()`). Costs ≈4 µs, no kysely. null for a Db not opened by
- * openDb: then nothing may be cached.
- */
-export function keysVersion(db: Db): string | null {
-  const x = _internals.get(db)
-  return x ? x.keysVersion() : (_pgKeys.get(db)?.version() ?? null)
-}
-
-/** Whether `db` (or the database of transaction `db`) is a PostgreSQL database opened by openDatabase(). */
-export function isPostgres(db: Db | Transaction<Database>): boolean {
-  const base = db.isTransaction ? _baseOf.get(db as Transaction<Database>) : db as Db
-  return base !== undefined && _pgKeys.has(base)
-}
-
-/** PostgreSQL: each database's watch on key writes (db/pg-keys-watch.ts). */
-const _pgKeys = new WeakMap<Db, KeysWatch>()
-
-/**
- * A write to api_keys (other than a `last_used_at` touch). On SQLite as it is (the TEMP triggers
- * count it). On PostgreSQL in a transaction that also announces it (NOTIFY, delivered to every
- * listening process when it commits), and counted by this process's key cache once committed.
- */
-export async function keysWrite<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
-  if (_internals.has(db) || (db.isTransaction && _txOf.has(db as Transaction<Database>))) return fn(db)
-  const announce = (d: Db) => sql`select pg_notify(${KEYS_CHANNEL}, '')`.execute(d)
-  const base = db.isTransaction ? _baseOf.get(db as Transaction<Database>) ?? db : db
-  const result = db.isTransaction
-    ? await fn(db).then(async (r) => (await announce(db), r))
-    : await db.transaction().execute(async (tx) => {
-      const r = await fn(tx)
-      await announce(tx)
-      return r
-    })
-  _pgKeys.get(base)?.changed()
-  return result
-}
-
-/**
- * The database answers a query. On SQLite this runs on the connection at once, not in the
- * serialising driver's queue: a liveness check must not wait behind every request queued there
- * (a statement runs whole in one turn, so nothing is interrupted; inside another caller's open
- * transaction a SELECT changes nothing).
- */
-export async function pingDb(db: Db): Promise<void> {
-  const x = _internals.get(db)
-  if (x) x.prepare('SELECT 1').get()
-  else await (_pings.get(db) ?? (() => sql`select 1`.execute(db)))()
-}
-
-/** PostgreSQL: a connection of its own for pingDb(), so /health never queues behind the pool's requests. */
-const _pings = new WeakMap<Db, () => Promise<unknown>>()
-const _sides = new WeakMap<Db, Db>()
-const _deliveries = new WeakMap<Db, Db>()
-
-/**
- * How the delivery engine's connections plan: never a bitmap or a sequential scan. Every
- * statement of the PostgreSQL delivery store (db/pg-delivery-store.ts) finds its rows through an
- * index by construction (a subscription's due deliveries in due order, a batch of ids), and a
- * LIMIT stops an index scan after the rows it needs; a bitmap scan reads every matching index
- * entry first and a sequential scan the whole table. Which one the planner takes follows the
- * statistics: with a backlog that the last ANALYZE did not see (a burst of writes, a receiver
- * down for an hour) it took the bitmap scan, and each read of the queue and each claim cost
- * the size of the backlog (7–15 ms at 40 k queued, up to ~150 times a second) instead of
- * the size of the batch. These settings keep the index paths whatever the statistics say.
- */
-export const DELIVERY_PLANNER = '-c enable_bitmapscan=off -c enable_seqscan=off'
-
-/**
- * @internal PostgreSQL: the pool the delivery store runs on (DELIVERY_PLANNER's settings; apart
- * from the API's pool, so neither waits for the other's connections). SQLite: the database itself.
- */
-export function deliveryDbOf(db: Db): Db {
-  return _deliveries.get(db) ?? db
-}
-
-/**
- * @internal A database to run a statement that commits on its own while `tx` stays open: on
- * PostgreSQL a small pool of its own (never the pool `tx`'s connection came from), on SQLite none.
- */
-export function outsideOfTx(tx: Transaction<Database>): Db | undefined {
-  const base = _baseOf.get(tx)
-  return base ? _sides.get(base) : undefined
 }
 
 function _cachingDatabase(sqlite: SqliteDatabase): KyselySqlite {

@@ -6,7 +6,8 @@ import type { Database } from './schema.ts'
 // one, either engine to either engine. The source is read in one snapshot (a read transaction
 // that never blocks its writers), the target written in one transaction, so a failed copy
 // leaves the target as empty as it was. Rows are read and written in primary-key order, 500
-// at a time.
+// at a time. What differs by engine (the snapshot, which rows PostgreSQL refuses) is the
+// engine's (Engine.snapshot(), findUnstorable(), refusesNul).
 
 type Table = keyof Database
 
@@ -80,25 +81,9 @@ export class UnstorableRow extends Error {
   }
 }
 
-/**
- * The first row of a SQLite database with a U+0000 in any column (PostgreSQL refuses such text;
- * a SQLite file can hold it, written before the API refused it, or by hand), read in one
- * snapshot before the target is touched. One scan a table, the bytes compared as a BLOB (SQLite's
- * text functions are undefined past a NUL). A PostgreSQL source holds none.
- */
-export async function findUnstorable(from: OpenDb): Promise<UnstorableRow | undefined> {
-  if (from.engine === 'postgres') return undefined
-  return _snapshot(from, async (src) => {
-    for (const t of COPIED_TABLES) {
-      const columns = (await sql<{ name: string }>`select name from pragma_table_info(${t.name})`.execute(src)).rows.map((c) => c.name)
-      const hasNul = sql.join(columns.map((c) => sql`instr(cast(${sql.ref(c)} as blob), x'00') > 0`), sql` or `)
-      const row = (await sql<Record<string, unknown>>`select * from ${sql.table(t.name)} where ${hasNul} limit 1`.execute(src)).rows[0]
-      if (!row) continue
-      const column = columns.find((c) => _hasNul(row[c]))!
-      return new UnstorableRow(t.name, t.key.length === 1 ? String(row[t.key[0]!]) : t.key.map((k) => `${k}=${String(row[k])}`).join(', '), column)
-    }
-    return undefined
-  })
+/** The first row of the source that PostgreSQL could not store (its engine looks: Engine.findUnstorable()), read before the target is touched. */
+export function findUnstorable(from: OpenDb): Promise<UnstorableRow | undefined> {
+  return from.engine.findUnstorable()
 }
 
 function _assertStorable(t: (typeof COPIED_TABLES)[number], rows: Record<string, unknown>[]): void {
@@ -116,7 +101,7 @@ const _hasNul = (value: unknown): boolean => (typeof value === 'string' ? value.
  * from the source snapshot; the caller compares them with the target's afterwards.
  */
 export async function copyRows(from: OpenDb, to: OpenDb, progress?: CopyProgress): Promise<Counts> {
-  return _snapshot(from, async (src) => {
+  return from.engine.snapshot(async (src) => {
     const totals = await countRows(src)
     await to.db.transaction().execute(async (dst) => {
       for (const t of COPIED_TABLES) {
@@ -132,7 +117,7 @@ export async function copyRows(from: OpenDb, to: OpenDb, progress?: CopyProgress
           const rows = (await q.limit(batch).execute()) as Record<string, unknown>[]
           if (rows.length === 0) break
           // Written since findUnstorable() looked: named here too (the transaction then writes nothing).
-          if (to.engine === 'postgres') _assertStorable(t, rows)
+          if (to.engine.refusesNul) _assertStorable(t, rows)
           await dst.insertInto(t.name).values(rows as never).execute()
           done += rows.length
           progress?.rows(t.name, done, total)
@@ -143,23 +128,5 @@ export async function copyRows(from: OpenDb, to: OpenDb, progress?: CopyProgress
       }
     })
     return totals
-  })
-}
-
-/**
- * Runs `fn` with every read seeing one snapshot of the source. SQLite: a deferred read
- * transaction on the connection (WAL: writers go on); PostgreSQL: REPEATABLE READ, read only.
- */
-async function _snapshot<T>(from: OpenDb, fn: (db: Db) => Promise<T>): Promise<T> {
-  if (from.engine === 'postgres') {
-    return from.db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((tx) => fn(tx as unknown as Db))
-  }
-  return from.db.connection().execute(async (conn) => {
-    await sql`begin`.execute(conn)
-    try {
-      return await fn(conn as unknown as Db)
-    } finally {
-      await sql`commit`.execute(conn)
-    }
   })
 }

@@ -7,10 +7,17 @@ export interface MigrationFile {
   sql: string
 }
 
-export type Engine = 'sqlite' | 'postgres'
+/** Which set of migration files: SQLite's (`migrations/`) or PostgreSQL's twins (`migrations/postgres/`). */
+export type MigrationSet = 'sqlite' | 'postgres'
 
 declare const __TRAVELOPS_MIGRATIONS__: MigrationFile[] | undefined
 declare const __TRAVELOPS_PG_MIGRATIONS__: MigrationFile[] | undefined
+
+/** Each set's files as the build embeds them (undefined in a checkout) and its folder under `migrations/`. */
+const _SETS: Record<MigrationSet, { embedded: () => MigrationFile[] | undefined; folder: string[] }> = {
+  sqlite: { embedded: () => (typeof __TRAVELOPS_MIGRATIONS__ !== 'undefined' ? __TRAVELOPS_MIGRATIONS__ : undefined), folder: [] },
+  postgres: { embedded: () => (typeof __TRAVELOPS_PG_MIGRATIONS__ !== 'undefined' ? __TRAVELOPS_PG_MIGRATIONS__ : undefined), folder: ['postgres'] },
+}
 
 /**
  * The SQL files of `migrations/` (SQLite) or `migrations/postgres/` (their PostgreSQL twins,
@@ -19,11 +26,11 @@ declare const __TRAVELOPS_PG_MIGRATIONS__: MigrationFile[] | undefined
  * with the files' contents, so there the function returns before it would touch
  * `import.meta` or the disk.
  */
-export function loadMigrationFiles(engine: Engine = 'sqlite'): MigrationFile[] {
-  if (engine === 'sqlite' && typeof __TRAVELOPS_MIGRATIONS__ !== 'undefined') return __TRAVELOPS_MIGRATIONS__
-  if (engine === 'postgres' && typeof __TRAVELOPS_PG_MIGRATIONS__ !== 'undefined') return __TRAVELOPS_PG_MIGRATIONS__
-  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations')
-  return readMigrationDir(engine === 'sqlite' ? root : join(root, 'postgres'))
+export function loadMigrationFiles(set: MigrationSet = 'sqlite'): MigrationFile[] {
+  const s = _SETS[set]
+  const embedded = s.embedded()
+  if (embedded) return embedded
+  return readMigrationDir(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations', ...s.folder))
 }
 
 /** Reads a migrations folder; also used by the build to embed the files. */

@@ -1,6 +1,6 @@
 // What the rest of the code needs to know about PostgreSQL without loading its driver.
 
-/** The NOTIFY channel on which key writes are announced to every process's key cache (db/pg-keys-watch.ts). */
+/** The NOTIFY channel on which key writes are announced to every process's key cache (engine/postgres/keys-watch.ts). */
 export const KEYS_CHANNEL = 'travelops_keys'
 
 /** Whether `--db` names a PostgreSQL database (CONTRACT §10) rather than a SQLite file. No driver loaded. */
@@ -28,7 +28,7 @@ export const isRetryable = (err: unknown) => ['40001', '40P01'].includes(pgCode(
 
 /**
  * A prepared statement whose result columns a migration changed since this connection prepared
- * it (db/postgres.ts): its transaction may simply be run again, under a freshly prepared one.
+ * it (engine/postgres/pool.ts): its transaction may simply be run again, under a freshly prepared one.
  */
 export const isStalePlan = (err: unknown) => pgCode(err) === '0A000' && /cached plan must not change result type/.test(String((err as Error).message))
 

@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder } from 'kysely'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import { subtractAttempts } from './attempt-stats.ts'
-import { isPostgres, type Db } from './connect.ts'
+import type { Engine } from '../engine/port.ts'
 import type { Database } from './schema.ts'
 
 /** Finished deliveries a prune step deletes at most (with their attempts and events), or events it looks at: one short write transaction, a few ms. */
@@ -35,17 +35,16 @@ export interface PruneResult {
  * or lost theirs otherwise); its answer says where to go on from. Each statement reads a
  * bounded range of an index: a backlog of a million rows costs the same per step as one of ten.
  */
-export async function pruneStep(db: Db, cutoff: string, cursor: EventCursor | null = null): Promise<PruneResult> {
-  return db.transaction().execute(async (tx) => {
+export async function pruneStep(engine: Engine, cutoff: string, cursor: EventCursor | null = null): Promise<PruneResult> {
+  return engine.db.transaction().execute(async (tx) => {
     const noDelivery = (eb: ExpressionBuilder<Database, 'events'>) =>
       eb.not(eb.exists(eb.selectFrom('deliveries as d').select('d.id').whereRef('d.event_id', '=', 'events.id')))
-    // On PostgreSQL the API writes beside this step: the rows are locked as they are read, and
-    // one being queued again right now (a retry) is skipped, so it is not deleted once it is no
-    // longer finished. (SQLite has one writer: nothing runs between these statements.)
-    const done = await tx.selectFrom('deliveries').select(['id', 'event_id'])
+    // Where the API writes beside this step (PostgreSQL) the rows are locked as they are read,
+    // and one being queued again right now (a retry) is skipped, so it is not deleted once it is
+    // no longer finished. (SQLite has one writer: nothing runs between these statements.)
+    const done = await engine.lockedForPrune(tx.selectFrom('deliveries').select(['id', 'event_id'])
       .where('due_at', 'is', null).where(_finishedAt, '<', cutoff)
-      .orderBy(_finishedAt).limit(PRUNE_BATCH)
-      .$if(isPostgres(db), (q) => q.forUpdate().skipLocked()).execute()
+      .orderBy(_finishedAt).limit(PRUNE_BATCH)).execute()
     if (done.length > 0) {
       const ids = done.map((d) => d.id)
       // attempt_stats keeps equal to the attempts: what goes from one goes from the other.
@@ -80,11 +79,11 @@ export interface Pruner {
  * minute late. `retentionMs` 0 keeps everything.
  */
 export function startPruner(o: {
-  db: Db
+  engine: Engine
   retentionMs: number
   clock: Clock
   logger: Logger
-  /** Waited on before each step: SQLite's checkpointer (checkpointer.ts) holds retention back while the WAL is full, so deletes never outrun the disk. */
+  /** Waited on before each step: SQLite's checkpointer (engine/sqlite/checkpointer.ts) holds retention back while the WAL is full, so deletes never outrun the disk. */
   room?: () => Promise<void>
 }): Pruner {
   if (o.retentionMs <= 0) return { stop: async () => {} }
@@ -100,7 +99,7 @@ export function startPruner(o: {
     try {
       if (o.room) await Promise.race([o.room(), stopping])
       if (stopped) return
-      const r = await pruneStep(o.db, new Date(o.clock.now().getTime() - o.retentionMs).toISOString(), cursor)
+      const r = await pruneStep(o.engine, new Date(o.clock.now().getTime() - o.retentionMs).toISOString(), cursor)
       more = r.more
       cursor = r.cursor
     } catch (err) {

@@ -1,6 +1,6 @@
 import type { TxScope } from '../db/tx.ts'
 import type { TenantContext } from '../context.ts'
-import { insertDelivery, insertEvent, writeEvent } from '../delivery/fan-out.ts'
+import { insertDelivery, insertEvent } from '../delivery/fan-out.ts'
 import { Rendered } from '../http/rendered.ts'
 import { newId } from '../lib/ids.ts'
 import type { EventEnvelope, EventName } from './catalog.ts'
@@ -23,7 +23,7 @@ export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventNa
   const payload = data instanceof Rendered
     ? `{"id":"${envelope.id}","event":"${event}","timestamp":"${envelope.timestamp}","tenant_id":"${ctx.tenantId}","data":${data.json}}`
     : JSON.stringify(envelope)
-  const { hooks, jobs } = await writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload }, ctx.lease?.(ctx.tenantId))
+  const { hooks, jobs } = await ctx.engine.writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload }, ctx.lease?.(ctx.tenantId))
   if (hooks.length > 0) scope.afterCommit(() => ctx.notify(jobs ? { tenantId: ctx.tenantId, webhookIds: hooks, jobs } : { tenantId: ctx.tenantId, webhookIds: hooks }))
   return envelope
 }

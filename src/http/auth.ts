@@ -1,5 +1,5 @@
 import type { AppDeps, KeyBounds } from '../context.ts'
-import { keysVersion, type Db } from '../db/connect.ts'
+import type { Db } from '../db/connect.ts'
 import type { ApiKeyRow } from '../db/schema.ts'
 import { findKeyByHash, hashKey, looksLikeKey, touchKey } from '../modules/keys/service.ts'
 import { findSession, type Role } from '../modules/dashboard/sessions.ts'
@@ -69,7 +69,7 @@ export async function authenticateSession(deps: AppDeps, headers: Headers, token
   }
   if (session.key_id === null) return { keyId: session.id, tenantId, scopes: ['*'], rateLimit: SESSION_RATE_LIMIT, session: { role: session.role } }
   // Opened from a key's link (CONTRACT §16): it lasts while that key does, and is that key.
-  const key = await _findKey(deps.db, session.key_id, true)
+  const key = await _findKey(deps, session.key_id, true)
   if (!key || key.revoked_at) throw unauthenticated('Your dashboard session has ended: the API key whose link opened it has been revoked')
   if (key.expires_at && key.expires_at <= deps.clock.now().toISOString()) throw unauthenticated('Your dashboard session has ended: the API key whose link opened it has expired')
   return { keyId: session.id, tenantId, scopes: key.scopeList, rateLimit: key.rate_limit, session: { role: session.role }, bounds: key }
@@ -89,7 +89,7 @@ export async function authenticate(deps: AppDeps, header: string | null): Promis
   if (!m) throw unauthenticated('Malformed Authorization header; expected "Bearer <api key>"')
   const key = m[1]!
   if (!looksLikeKey(key)) throw unauthenticated('Invalid API key')
-  const row = await _findKey(deps.db, hashKey(key))
+  const row = await _findKey(deps, hashKey(key))
   if (!row) throw unauthenticated('Invalid API key')
   const now = deps.clock.now()
   if (row.revoked_at) throw unauthenticated('This API key has been revoked')
@@ -112,8 +112,9 @@ const _CACHE_MAX = 10_000
 const _caches = new WeakMap<Db, KeyCache>()
 
 /** The key row by hash (or by id: the cache's keys never collide), null: none; from the cache while keys are unchanged. */
-async function _findKey(db: Db, hash: string, byId = false): Promise<KeyRow | null> {
-  const version = keysVersion(db)
+async function _findKey(deps: AppDeps, hash: string, byId = false): Promise<KeyRow | null> {
+  const db = deps.db
+  const version = deps.engine.keysVersion()
   if (version === null) return _load(db, hash, byId)
   let cache = _caches.get(db)
   if (!cache || cache.version !== version) _caches.set(db, (cache = { version, rows: new Map() }))
@@ -121,7 +122,7 @@ async function _findKey(db: Db, hash: string, byId = false): Promise<KeyRow | nu
   if (hit !== undefined) return hit
   const row = await _load(db, hash, byId)
   // Only if nothing changed while loading; the next request loads again otherwise.
-  if (keysVersion(db) === version) {
+  if (deps.engine.keysVersion() === version) {
     if (cache.rows.size >= _CACHE_MAX) cache.rows.clear()
     cache.rows.set(hash, row)
   }

@@ -1,6 +1,5 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { Db } from '../db/connect.ts'
-import { countQueued, earliestDue } from '../db/queue-gauges.ts'
+import type { Engine } from '../engine/port.ts'
 
 /**
  * `--metrics` (CONTRACT §13): Prometheus text at GET /metrics, names starting with
@@ -16,7 +15,8 @@ export interface Metrics {
   render(): Promise<{ body: string; contentType: string }>
 }
 
-export async function createMetrics(db: Db, clock: { now(): Date }): Promise<Metrics> {
+export async function createMetrics(engine: Engine, clock: { now(): Date }): Promise<Metrics> {
+  const db = engine.db
   const prom = await import('prom-client')
   const registry: Registry = new prom.Registry()
   prom.collectDefaultMetrics({ register: registry, prefix: 'travelops_' })
@@ -50,8 +50,8 @@ export async function createMetrics(db: Db, clock: { now(): Date }): Promise<Met
     },
     async render() {
       const now = clock.now().toISOString()
-      const q = await countQueued(db)
-      const first = await earliestDue(db)
+      const q = await engine.countQueued()
+      const first = await engine.earliestDue()
       const off = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n'))
         .where('disabled_at', 'is not', null).where('active', '=', 0).where('deleted_at', 'is', null).executeTakeFirst()
       queued.set(q)

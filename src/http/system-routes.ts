@@ -1,4 +1,3 @@
-import { pingDb } from '../db/connect.ts'
 import * as v from 'valibot'
 import { defineRoute, type RouteDef } from './define-route.ts'
 import { ApiError } from './errors.ts'
@@ -10,7 +9,7 @@ export const systemRoutes: RouteDef[] = [
     response: v.object({ status: v.literal('ok') }),
     handler: async ({ ctx }) => {
       try {
-        await pingDb(ctx.db)
+        await ctx.engine.ping()
       } catch {
         throw new ApiError(503, 'unavailable', 'Database is not reachable')
       }

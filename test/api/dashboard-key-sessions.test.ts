@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { keysWrite } from '../../src/db/connect.ts'
 import { openSqlite } from '../../src/db/sqlite.ts'
 import { startTestApp, type Reply, type TestApp, type TestTenant } from '../helpers/app.ts'
 import { startServe, until } from '../helpers/cli.ts'
@@ -58,7 +57,7 @@ describe('dashboard sessions opened from a key\'s link', () => {
     const k = await t.newKey({ expiresAt: new Date(Date.now() + HOUR) })
     const session = await signInFrom(app, t, k.key)
     assert.equal((await session('GET', '/v1/dashboard/session')).status, 200)
-    await keysWrite(app.server.deps.db, (d) => d.updateTable('api_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', k.id).execute())
+    await app.server.deps.engine.keysWrite(app.server.deps.db, (d) => d.updateTable('api_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', k.id).execute())
     const r = await session('GET', '/v1/dashboard/session')
     assert.equal(r.status, 401)
     assert.match(r.body.error.message, /expired/)

@@ -122,11 +122,11 @@ describe('dashboard sign-in and sessions', () => {
     const sa = await app.session(a.id)
     const sb = await app.session(b.id)
     const unused = await issueLink(app.server.deps.db, a.id, 60_000, new Date())
-    assert.ok(await revokeSessions(app.server.deps.db, { tenantId: a.id }, new Date()) >= 1)
+    assert.ok(await revokeSessions(app.server.deps.engine, { tenantId: a.id }, new Date()) >= 1)
     assert.equal((await sa.request('GET', '/v1/orders')).status, 401)
     assert.equal((await sb.request('GET', '/v1/orders')).status, 200)
     assert.equal((await signIn(app, unused.token)).status, 401)
-    await revokeSessions(app.server.deps.db, { all: true }, new Date())
+    await revokeSessions(app.server.deps.engine, { all: true }, new Date())
     assert.equal((await sb.request('GET', '/v1/orders')).status, 401)
   })
 

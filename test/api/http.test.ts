@@ -71,7 +71,7 @@ describe('HTTP conventions', () => {
   test('a revoked or expired key is 401', async () => {
     const k = await t.newKey()
     assert.equal((await t.request('GET', '/v1/orders', { key: k.key })).status, 200)
-    await revokeKey(app.server.deps.db, k.id, new Date())
+    await revokeKey(app.server.deps.engine, k.id, new Date())
     const r = await t.request('GET', '/v1/orders', { key: k.key })
     assert.equal(r.status, 401)
     assert.match(r.body.error.message, /revoked/)

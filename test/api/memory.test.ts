@@ -47,7 +47,7 @@ const RSS_BOUND_MB = 96
 /**
  * Bytes promoted to old space per read request, at most. Measured: 34–56 on SQLite, 69–73 on
  * PostgreSQL; with the handler arguments' getter 4.6 and 5.2 kB, and on PostgreSQL 1.1 kB while
- * queries went through node-postgres's promise (a closure stored per query: db/postgres.ts).
+ * queries went through node-postgres's promise (a closure stored per query: engine/postgres/pool.ts).
  * Requests in flight when a collection runs are rightly kept, and on PostgreSQL, where each
  * waits for its query, a large one (a list of 20 full orders, ~30 kB of rows and text) was
  * often kept through two: the reads here are small ones, two at a time.

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createMetrics } from '../../src/http/metrics.ts'
 import type { OpenDb } from '../../src/db/connect.ts'
-import { countQueued, earliestDue } from '../../src/db/queue-gauges.ts'
 import { testEngine } from '../helpers/engine.ts'
 import { insertWebhook, storeUnderTest } from '../helpers/store.ts'
 
@@ -25,7 +24,7 @@ describe('metrics: the queue\'s gauges', () => {
   after(() => s.close())
 
   const gauges = async () => {
-    const text = (await (await createMetrics(opened.db, { now: () => new Date(NOW) })).render()).body
+    const text = (await (await createMetrics(opened.engine, { now: () => new Date(NOW) })).render()).body
     const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1])
     return { queued: value('travelops_deliveries_queued'), oldest: value('travelops_oldest_due_delivery_age_seconds') }
   }
@@ -78,13 +77,13 @@ describe('metrics: the queue\'s gauges', () => {
     await queue(pairs, null)
     const total = await plain()
     assert.equal(total, 8 + 9 + 1 + 5, 'the deliveries queued by this file\'s tests')
-    for (const slice of [1, 2, 3, 4, 5, 7, 8, 9, 22, 23, 24, 50]) assert.equal(await countQueued(opened.db, slice), total, `slices of ${slice}`)
-    assert.equal(await countQueued(opened.db), total, 'the default slice')
+    for (const slice of [1, 2, 3, 4, 5, 7, 8, 9, 22, 23, 24, 50]) assert.equal(await opened.engine.countQueued(slice), total, `slices of ${slice}`)
+    assert.equal(await opened.engine.countQueued(), total, 'the default slice')
     // The earliest due time, a few subscriptions a statement: the queue's plain minimum.
     const min = (await opened.db.selectFrom('deliveries').select((eb) => eb.fn.min('due_at').as('m')).where('due_at', 'is not', null).executeTakeFirstOrThrow()).m
     assert.equal(min, at(-42.5))
-    for (const chunk of [1, 2, 3, 4, 5, 6, 7, 100]) assert.equal(await earliestDue(opened.db, chunk), min, `${chunk} subscriptions a statement`)
-    assert.equal(await earliestDue(opened.db), min, 'the default chunk')
+    for (const chunk of [1, 2, 3, 4, 5, 6, 7, 100]) assert.equal(await opened.engine.earliestDue(chunk), min, `${chunk} subscriptions a statement`)
+    assert.equal(await opened.engine.earliestDue(), min, 'the default chunk')
   })
 
   // PostgreSQL counts in one statement, on the server, while serve waits for the answer.
@@ -104,13 +103,13 @@ describe('metrics: the queue\'s gauges', () => {
       }
       const total = await plain()
       assert.ok(total >= 20, `${total} queued`)
-      const [n, countTurns] = await turnsDuring(() => countQueued(opened.db, 4))
+      const [n, countTurns] = await turnsDuring(() => opened.engine.countQueued(4))
       assert.equal(n, total)
       assert.ok(countTurns >= Math.floor(total / 4), `${countTurns} turns of the event loop while ${total} queued deliveries were counted 4 at a time`)
       const hooks = Number((await opened.db.selectFrom('deliveries').select((eb) => eb.fn.count<number>('webhook_id').distinct().as('n'))
         .where('due_at', 'is not', null).executeTakeFirstOrThrow()).n)
       assert.ok(hooks >= 6, `${hooks} subscriptions with a queue`)
-      const [first, dueTurns] = await turnsDuring(() => earliestDue(opened.db, 2))
+      const [first, dueTurns] = await turnsDuring(() => opened.engine.earliestDue(2))
       assert.equal(first, at(-42.5))
       assert.ok(dueTurns >= Math.floor(hooks / 2), `${dueTurns} turns of the event loop while ${hooks} subscriptions were looked at 2 at a time`)
     })

@@ -5,14 +5,14 @@ import { join } from 'node:path'
 import type { FileHandle } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, test } from 'node:test'
-import { startCheckpointer } from '../../src/db/checkpointer.ts'
+import { startCheckpointer } from '../../src/engine/sqlite/checkpointer.ts'
 import { openSqlite, type SqliteDatabase } from '../../src/db/sqlite.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { orderBody, startTestApp } from '../helpers/app.ts'
 import { migratedDb, runJson, startServe } from '../helpers/cli.ts'
 
 /**
- * serve's WAL checkpoints (src/db/checkpointer.ts): the event loop's connection never
+ * serve's WAL checkpoints (src/engine/sqlite/checkpointer.ts): the event loop's connection never
  * checkpoints in a commit; a cycle every tenth of a second copies what is committed into the
  * database file, its fsyncs on the thread pool; the WAL starts over under constant writes;
  * a serve killed at any moment loses nothing it acknowledged.

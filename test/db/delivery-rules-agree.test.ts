@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { after, before, describe, test, type TestContext } from 'node:test'
 import fc from 'fast-check'
 import { statsDeltas } from '../../src/db/attempt-stats.ts'
-import { openDatabase, type OpenDb } from '../../src/db/connect.ts'
+import { openDatabase } from '../../src/engine/open.ts'
+import type { OpenDb } from '../../src/db/connect.ts'
 import { READY_CAP, type Claim, type DeliveryStore, type Disabled, type Job, type Outcome, type QueuedHook } from '../../src/delivery/port.ts'
 import { attemptTrigger, isDelivered } from '../../src/delivery/rules/attempt.ts'
 import { endpointHealth, type DisabledReason } from '../../src/delivery/rules/health.ts'
@@ -22,7 +23,7 @@ import { newPgDatabase, openWithStore } from '../helpers/engine.ts'
 import { insertWebhook } from '../helpers/store.ts'
 
 // The stores record a batch of outcomes in set-based SQL, one dialect each (SQLite's CASE in
-// db/delivery-store.ts, PostgreSQL's in db/pg-delivery-store.ts), for speed. This file checks
+// engine/sqlite/delivery-store.ts, PostgreSQL's in engine/postgres/delivery-store.ts), for speed. This file checks
 // both against the pure rules of src/delivery/rules/: random deliveries and subscriptions written
 // on a real database of each engine, random outcomes recorded through DeliveryStore.cycle() in
 // random batches, then a claim of what is due, and every row compared with what afterAttempt(),
@@ -151,11 +152,11 @@ for (const engine of ENGINES) {
       }
       const lease = { owner: OWNER, until: time(HOUR), skip: hooks.filter((h) => h.skipped).map((h) => h.id) }
       const ctx = {
-        db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: tenant, keyId: 'key_rules',
+        db: opened.db, engine: opened.engine, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: tenant, keyId: 'key_rules',
         lease: s.leased ? () => lease : undefined,
       }
       let eventId = ''
-      for (let i = 0; i <= s.before; i++) eventId = (await withTx(opened.db, (scope) => emit(scope, ctx, s.event, { n: i }))).id
+      for (let i = 0; i <= s.before; i++) eventId = (await withTx(opened.engine, (scope) => emit(scope, ctx, s.event, { n: i }))).id
       const written = await opened.db.selectFrom('deliveries').select(['webhook_id', 'status', 'due_at', 'locked_by']).where('event_id', '=', eventId).execute()
       assert.deepEqual(_sort(written, (d) => d.webhook_id).map((d) => ({ ...d, due_at: d.due_at !== null })), _sort(hooks.filter((h) => receives(h, s.event)).map((h) => ({
         webhook_id: h.id, status: 'pending', due_at: true, locked_by: s.leased && !h.skipped ? OWNER : null,

@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { openDb, type OpenSqliteDb } from '../../src/db/connect.ts'
+import { type OpenSqliteDb } from '../../src/db/connect.ts'
+import { openDb } from '../../src/engine/sqlite/open.ts'
 import { openSqlite, type SqliteDatabase } from '../../src/db/sqlite.ts'
-import { GROUP_MAX, withTx, type TxScope } from '../../src/db/tx.ts'
+import { withTx, type TxScope } from '../../src/db/tx.ts'
+import { GROUP_MAX } from '../../src/engine/sqlite/group-commit.ts'
 
 /**
  * SQLite group commit (src/db/tx.ts): the write transactions started in one event-loop turn
@@ -52,7 +54,7 @@ describe('SQLite group commit', () => {
     clear()
     const before = commits()
     const hooks: string[] = []
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => withTx(o.db, async (scope) => {
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => withTx(o.engine, async (scope) => {
       await insert(scope, `g-${i}`)
       scope.afterCommit(() => hooks.push(`g-${i}:${names().length}`)) // runs after the commit: the other connection sees all ten
       return i * 2
@@ -66,7 +68,7 @@ describe('SQLite group commit', () => {
   test('a member that throws is rolled back alone: its writes are gone, its caller gets its error, its hooks never run', async () => {
     clear()
     const hooks: string[] = []
-    const settled = await Promise.allSettled(['g-a', 'g-b', 'g-c'].map((name) => withTx(o.db, async (scope) => {
+    const settled = await Promise.allSettled(['g-a', 'g-b', 'g-c'].map((name) => withTx(o.engine, async (scope) => {
       await insert(scope, name)
       scope.afterCommit(() => hooks.push(name))
       if (name === 'g-b') throw new Error('g-b refuses')
@@ -82,7 +84,7 @@ describe('SQLite group commit', () => {
     clear()
     const before = commits()
     const hooks: string[] = []
-    const settled = await Promise.allSettled(['g-f1', 'g-f2', 'g-f3'].map((name) => withTx(o.db, async (scope) => {
+    const settled = await Promise.allSettled(['g-f1', 'g-f2', 'g-f3'].map((name) => withTx(o.engine, async (scope) => {
       await insert(scope, name)
       scope.afterCommit(() => hooks.push(name))
       if (name === 'g-f1') throw new Error('g-f1 refuses')
@@ -101,15 +103,15 @@ describe('SQLite group commit', () => {
     // RELEASE of the group's savepoint name succeeds only while one is open (then it is opened again).
     const inSavepoint = (scope: TxScope) => sql`release travelops_tx`.execute(scope.tx).then(() => true, () => false)
       .then(async (open) => { if (open) await sql`savepoint travelops_tx`.execute(scope.tx); return open })
-    const [alone] = await Promise.all([withTx(o.db, inSavepoint)])
+    const [alone] = await Promise.all([withTx(o.engine, inSavepoint)])
     assert.equal(alone, false)
-    const grouped = await Promise.all([withTx(o.db, inSavepoint), withTx(o.db, inSavepoint)])
+    const grouped = await Promise.all([withTx(o.engine, inSavepoint), withTx(o.engine, inSavepoint)])
     assert.deepEqual(grouped, [false, true])
   })
 
   test('a failing statement (a unique violation) rolls back only its member, which sees the constraint error', async () => {
     clear()
-    const settled = await Promise.allSettled(['g-x', 'g-x', 'g-y'].map((name, i) => withTx(o.db, async (scope) => {
+    const settled = await Promise.allSettled(['g-x', 'g-x', 'g-y'].map((name, i) => withTx(o.engine, async (scope) => {
       await scope.tx.insertInto('tenants').values({ id: `ten_${name}`, name: `${name}-${i}`, created_at: new Date().toISOString() }).execute()
       return i
     })))
@@ -122,7 +124,7 @@ describe('SQLite group commit', () => {
     clear()
     let release!: () => void
     const held = new Promise<void>((r) => { release = r })
-    const writes = Promise.all(['g-r1', 'g-r2'].map((name) => withTx(o.db, async (scope) => {
+    const writes = Promise.all(['g-r1', 'g-r2'].map((name) => withTx(o.engine, async (scope) => {
       await insert(scope, name)
       if (name === 'g-r1') await held // the group stays open (a test may wait; services never do)
     })))
@@ -145,14 +147,14 @@ describe('SQLite group commit', () => {
     clear()
     const before = commits()
     const n = GROUP_MAX * 2 + 5
-    await Promise.all(Array.from({ length: n }, (_, i) => withTx(o.db, (scope) => insert(scope, `g-${String(i).padStart(3, '0')}`))))
+    await Promise.all(Array.from({ length: n }, (_, i) => withTx(o.engine, (scope) => insert(scope, `g-${String(i).padStart(3, '0')}`))))
     assert.equal(names().length, n)
     assert.equal(commits() - before, 3)
   })
 
   test('when an error ends SQLite\'s whole transaction, the members before fail with it and those after run in the next group', async () => {
     clear()
-    const settled = await Promise.allSettled(['g-1', 'g-2', 'g-3', 'g-4'].map((name) => withTx(o.db, async (scope) => {
+    const settled = await Promise.allSettled(['g-1', 'g-2', 'g-3', 'g-4'].map((name) => withTx(o.engine, async (scope) => {
       await insert(scope, name)
       if (name === 'g-2') {
         await sql`rollback`.execute(scope.tx) // what SQLite does itself on some I/O errors
@@ -167,7 +169,7 @@ describe('SQLite group commit', () => {
 
   test('an afterCommit hook that throws fails its own caller only; the others are answered', async () => {
     clear()
-    const settled = await Promise.allSettled(['g-h1', 'g-h2', 'g-h3'].map((name) => withTx(o.db, async (scope) => {
+    const settled = await Promise.allSettled(['g-h1', 'g-h2', 'g-h3'].map((name) => withTx(o.engine, async (scope) => {
       await insert(scope, name)
       if (name === 'g-h2') scope.afterCommit(() => { throw new Error('hook of g-h2') })
       return name
@@ -180,13 +182,13 @@ describe('SQLite group commit', () => {
     clear()
     // Seen hanging: the answer reached the caller while the drain was finishing, the caller
     // queued its next transaction, saw the drain still running, and nobody ever ran it.
-    for (let i = 0; i < 5; i++) await withTx(o.db, (scope) => insert(scope, `g-seq-${i}`))
+    for (let i = 0; i < 5; i++) await withTx(o.engine, (scope) => insert(scope, `g-seq-${i}`))
     assert.equal(names().length, 5)
   })
 
   test('a transaction started later, on its own, still commits (and one after a failed group too)', async () => {
     clear()
-    await withTx(o.db, (scope) => insert(scope, 'g-late'))
+    await withTx(o.engine, (scope) => insert(scope, 'g-late'))
     assert.deepEqual(names(), ['g-late'])
   })
 
@@ -206,13 +208,13 @@ describe('SQLite group commit', () => {
       }
     })
     // Rows over many pages first, so that each member below changes pages that existed before its savepoint.
-    await withTx(o.db, async (scope) => {
+    await withTx(o.engine, async (scope) => {
       for (let i = 0; i < 200; i++) await insert(scope, `g-${String(i).padStart(3, '0')}-${'x'.repeat(400)}`)
     })
     const before = deletedFiles()
     let during: string[] = []
     const members = 40
-    await Promise.all(Array.from({ length: members }, (_, m) => withTx(o.db, async (scope) => {
+    await Promise.all(Array.from({ length: members }, (_, m) => withTx(o.engine, async (scope) => {
       // Each member rewrites every row: all the table's pages, again in each savepoint.
       await sql`UPDATE tenants SET name = name || ${String(m % 10)} WHERE name LIKE 'g-%'`.execute(scope.tx)
       if (m === members - 1) during = deletedFiles()

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { keysVersion, openDb, type OpenSqliteDb } from '../../src/db/connect.ts'
+import type { OpenSqliteDb } from '../../src/db/connect.ts'
+import { openDb } from '../../src/engine/sqlite/open.ts'
 import { openSqlite, type SqliteDatabase } from '../../src/db/sqlite.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
@@ -25,7 +26,7 @@ before(async () => {
   other = openSqlite(join(dir, 'k.db'))
   const t = await createTenant(o.db, 'K', new Date())
   tenantId = t.id
-  keyId = (await createKey(o.db, { tenantId, scopes: ['*'] }, new Date())).id
+  keyId = (await createKey(o.engine, { tenantId, scopes: ['*'] }, new Date())).id
 })
 after(async () => {
   other.close()
@@ -34,11 +35,11 @@ after(async () => {
 })
 
 test('this connection\'s writes to other tables, and touching last_used_at, leave it as it was', () => {
-  const v = keysVersion(o.db)
+  const v = o.engine.keysVersion()
   assert.ok(v)
   o.sqlite.prepare("INSERT INTO tenants (id, name, created_at) VALUES ('ten_other', 'other', '2026-01-01T00:00:00Z')").run()
   o.sqlite.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(new Date().toISOString(), keyId)
-  assert.equal(keysVersion(o.db), v)
+  assert.equal(o.engine.keysVersion(), v)
 })
 
 for (const [what, write] of [
@@ -54,10 +55,10 @@ for (const [what, write] of [
   ['another connection committing anything', () => other.prepare("INSERT INTO tenants (id, name, created_at) VALUES ('ten_cli', 'cli', '2026-01-01T00:00:00Z')").run()],
 ] as const) {
   test(`${what} moves it`, () => {
-    const v = keysVersion(o.db)
+    const v = o.engine.keysVersion()
     try {
       write()
     } catch { /* the rolled-back case */ }
-    assert.notEqual(keysVersion(o.db), v)
+    assert.notEqual(o.engine.keysVersion(), v)
   })
 }

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { openDatabase } from '../../src/db/connect.ts'
-import { SQLITE_RECOVER, sqliteDeliveryStore } from '../../src/db/delivery-store.ts'
+import { openDatabase } from '../../src/engine/open.ts'
+import { SQLITE_RECOVER, sqliteDeliveryStore } from '../../src/engine/sqlite/delivery-store.ts'
 import { openSqlite } from '../../src/db/sqlite.ts'
 
 // serve's start on SQLite frees every lease at once (one serve per file: any lease it finds is a

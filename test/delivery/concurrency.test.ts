@@ -119,7 +119,7 @@ describe('adaptive concurrency against real receivers', () => {
   const backlog = async (events: number) => {
     const { deps } = app.server
     const ctx = { ...deps, tenantId: t.id, keyId: t.keyId }
-    await withTx(deps.db, async (scope) => {
+    await withTx(deps.engine, async (scope) => {
       for (let i = 0; i < events; i++) await emit(scope, ctx, 'customer.created', { id: `cus_${i}` })
     })
   }
@@ -182,7 +182,7 @@ describe('a subscription whose attempts keep failing is paced (a real receiver)'
     const events = 300
     const { deps } = app.server
     const ctx = { ...deps, tenantId: t.id, keyId: t.keyId }
-    await withTx(deps.db, async (scope) => {
+    await withTx(deps.engine, async (scope) => {
       for (let i = 0; i < events; i++) await emit(scope, ctx, 'customer.created', { id: `cus_${i}` })
     })
     await rx.waitFor(PACE_AFTER_FAILURES, 10_000)

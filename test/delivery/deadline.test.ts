@@ -109,8 +109,8 @@ describe('every attempt ends by the deadline + 1 s', () => {
     const { opened, store } = await openWithStore(dbFile)
     const resets: string[] = []
     const stuck = { send: () => new Promise<never>(() => {}), reset: (k: string) => void resets.push(k), close: async () => {} }
-    const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: u.id, keyId: u.keyId }
-    await withTx(opened.db, (scope) => emit(scope, ctx, 'order.created', { id: 'ord_x' }))
+    const ctx = { db: opened.db, engine: opened.engine, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: u.id, keyId: u.keyId }
+    await withTx(opened.engine, (scope) => emit(scope, ctx, 'order.created', { id: 'ord_x' }))
     const worker = startWorker({
       store, clock: systemClock, logger: createLogger('silent'), sender: stuck,
       userAgent: 'travelops/test', retryBaseMs: 3_600_000, timeoutMs: TIMEOUT_MS,

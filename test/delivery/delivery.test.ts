@@ -206,7 +206,7 @@ describe('webhook delivery to real receivers', () => {
     const { deps } = app.server
     const before = (await deps.db.selectFrom('deliveries').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n
     const ctx = { ...deps, tenantId: t.id, keyId: t.keyId }
-    await assert.rejects(withTx(deps.db, async (scope) => {
+    await assert.rejects(withTx(deps.engine, async (scope) => {
       await emit(scope, ctx, 'order.created', { id: 'ord_rolled_back' })
       throw new Error('boom after emit')
     }), /boom/)

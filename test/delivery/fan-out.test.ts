@@ -42,8 +42,8 @@ describe('fan-out: which subscriptions an event reaches', () => {
   const told: FreshWork[] = []
   const fire = async (tenant: { id: string; keyId: string }, event: EventName, fail = false) => {
     const notify = (fresh?: FreshWork) => void told.push(fresh!)
-    const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify, tenantId: tenant.id, keyId: tenant.keyId }
-    return withTx(opened.db, async (scope) => {
+    const ctx = { db: opened.db, engine: opened.engine, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify, tenantId: tenant.id, keyId: tenant.keyId }
+    return withTx(opened.engine, async (scope) => {
       const envelope = await emit(scope, ctx, event, { id: 'ord_x' })
       if (fail) throw new Error('rolled back')
       return envelope.id

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql, type Kysely } from 'kysely'
-import { isPostgres } from '../../src/db/connect.ts'
 import { DROP_BATCH } from '../../src/db/drop-queue.ts'
 import { startTestApp, orderBody, type TestApp, type TestTenant } from '../helpers/app.ts'
 import { create } from '../helpers/billing.ts'
@@ -28,7 +27,7 @@ describe('a subscription\'s queue is dropped in bounded statements', () => {
   before(async () => {
     app = await startTestApp({ allowPrivateTargets: true, retentionMs: 0 })
     db = app.server.deps.db as unknown as Kysely<any>
-    pg = isPostgres(app.server.deps.db)
+    pg = app.server.deps.engine.name === 'postgres'
     t = await app.tenant('Dropper')
     rx = await startReceiver({ respond: [410] })
   })

@@ -69,7 +69,7 @@ test('retention steps delete every expired finished delivery, its attempts and e
   let cursor: EventCursor | null = null
   const steps: number[] = []
   for (;;) {
-    const r = await pruneStep(o.db, cutoff, cursor)
+    const r = await pruneStep(o.engine, cutoff, cursor)
     steps.push(r.deleted)
     assert.ok(r.deleted <= 3 * PRUNE_BATCH, `a step deletes one batch of deliveries with their attempts and events, or one window of events: ${r.deleted}`)
     cursor = r.cursor
@@ -93,7 +93,7 @@ test('retention steps delete every expired finished delivery, its attempts and e
   assert.equal(orphans.length, 0, 'no attempt outlives its delivery')
 
   // Nothing left to do: one step says so.
-  assert.deepEqual(await pruneStep(o.db, cutoff, null), { deleted: 0, more: false, cursor: null })
+  assert.deepEqual(await pruneStep(o.engine, cutoff, null), { deleted: 0, more: false, cursor: null })
 })
 
 test('the pruner takes no step while room() holds it back (a full WAL, checkpointer.ts), goes on once given room, and stops while held', async () => {
@@ -104,7 +104,7 @@ test('the pruner takes no step while room() holds it back (a full WAL, checkpoin
   await event(o, t, hook, at(Date.now() - 3 * DAY), [at(Date.now() - 3 * DAY + 10)])
   const gates: (() => void)[] = []
   const room = () => new Promise<void>((resolve) => gates.push(resolve))
-  const pruner = startPruner({ db: o.db, retentionMs: DAY, clock: systemClock, logger: createLogger('silent'), room })
+  const pruner = startPruner({ engine: o.engine, retentionMs: DAY, clock: systemClock, logger: createLogger('silent'), room })
   try {
     const until = Date.now() + 5_000
     while (gates.length === 0 && Date.now() < until) await sleep(20)

@@ -40,7 +40,7 @@ function outcome(job: Job, at: number, code: number | null, durationMs: number):
 }
 
 function stats(q: Query, now: number, db: Db = env.opened.db): Promise<StatsRow[]> {
-  const ctx = { db, clock: { now: () => new Date(now) }, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: env.tenantId, keyId: env.keyId }
+  const ctx = { db, engine: env.opened.engine, clock: { now: () => new Date(now) }, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: env.tenantId, keyId: env.keyId }
   return webhookStats(ctx, q)
 }
 
@@ -133,7 +133,7 @@ describe('webhook stats from attempt_stats', { concurrency: false }, () => {
     for (let i = 0; i < 10; i++) await record([{ job: i * 4, at: (i % 5) * H + 1, code: 200, duration: 7 }])
     const before = (await attempts()).length
     // Deliveries whose last attempt is before 02:30 go, with every attempt they had (some later than that).
-    for (let r = await pruneStep(env.opened.db, iso(BASE + 2.5 * H)); r.more; r = await pruneStep(env.opened.db, iso(BASE + 2.5 * H), r.cursor));
+    for (let r = await pruneStep(env.opened.engine, iso(BASE + 2.5 * H)); r.more; r = await pruneStep(env.opened.engine, iso(BASE + 2.5 * H), r.cursor));
     const all = await attempts()
     assert.ok(all.length < before && all.length > 0, `${before} → ${all.length} attempts`)
     await assertSumsMatch()
@@ -194,7 +194,7 @@ async function attemptRowsRead(q: Query, now: number): Promise<{ answer: StatsRo
   const attemptScans: string[] = []
   for (const node of seen) {
     const compiled = env.opened.db.getExecutor().compileQuery(node, createQueryId())
-    if (env.opened.engine === 'postgres') {
+    if (env.opened.engine.name === 'postgres') {
       // An index-only scan needs the table's pages marked all-visible, as autovacuum leaves a table
       // that is written to; and a table this small is read whole unless told otherwise.
       await env.opened.db.executeQuery(CompiledQuery.raw('VACUUM delivery_attempts'))
@@ -214,7 +214,7 @@ async function attemptRowsRead(q: Query, now: number): Promise<{ answer: StatsRo
       attemptScans.push(...plan.map((p) => p.detail).filter((d) => / a( |$)|delivery_attempts/.test(d)))
     }
   }
-  return { answer, statements: seen.length, rows: env.opened.engine === 'postgres' ? rows : undefined, attemptScans }
+  return { answer, statements: seen.length, rows: env.opened.engine.name === 'postgres' ? rows : undefined, attemptScans }
 }
 
 class _Recorder implements KyselyPlugin {

@@ -21,8 +21,8 @@ test('a claim sends nothing for a subscription that is no longer active and drop
   const { opened, store, tenantId, keyId } = env
   const hook = () => insertWebhook(opened.db, tenantId, { events: JSON.stringify(['order.created']), secret: 'store-claim-secret', headers: '{"X-Test":"1"}' })
   const hooks = [await hook(), await hook()]
-  const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId, keyId }
-  for (let i = 0; i < 3; i++) await withTx(opened.db, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
+  const ctx = { db: opened.db, engine: opened.engine, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId, keyId }
+  for (let i = 0; i < 3; i++) await withTx(opened.engine, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
   const [paused, live] = hooks as [string, string]
   // Paused behind the planner's back: the queue still holds its 3 due deliveries.
   await opened.db.updateTable('webhooks').set({ active: 0 } as never).where('id', '=', paused).execute()
@@ -48,8 +48,8 @@ test('a claim given the subscriptions to plan from (the worker\'s fast path) cla
   await opened.db.updateTable('webhooks').set({ active: 0 } as never).where('tenant_id', '=', tenantId).execute()
   const hook = () => insertWebhook(opened.db, tenantId, { events: JSON.stringify(['order.created']) })
   const [named, other] = [await hook(), await hook()] as [string, string]
-  const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId, keyId }
-  for (let i = 0; i < 3; i++) await withTx(opened.db, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
+  const ctx = { db: opened.db, engine: opened.engine, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId, keyId }
+  for (let i = 0; i < 3; i++) await withTx(opened.engine, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
   const ofHook = (id: string) => opened.db.selectFrom('deliveries').select(['id', 'locked_by']).where('webhook_id', '=', id).orderBy('id').execute()
   // One of the named subscription's deliveries: a lease of ours that ran out while its attempt was still being recorded.
   const [stale] = await ofHook(named)

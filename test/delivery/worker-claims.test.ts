@@ -72,8 +72,8 @@ function worker(store: DeliveryStore, slots?: Parameters<typeof startWorker>[0][
 
 /** `n` order.created events in one transaction; `notify` hears what the commit queued; `w`: written under that worker's lease, as serve does. */
 async function commit(n: number, notify: (fresh?: FreshWork) => void = () => {}, w?: Pick<Worker, 'lease'>): Promise<void> {
-  const ctx = { db: env.opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify, lease: w && ((tenantId: string) => w.lease(tenantId)), tenantId: env.tenantId, keyId: env.keyId }
-  await withTx(env.opened.db, async (scope) => {
+  const ctx = { db: env.opened.db, engine: env.opened.engine, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify, lease: w && ((tenantId: string) => w.lease(tenantId)), tenantId: env.tenantId, keyId: env.keyId }
+  await withTx(env.opened.engine, async (scope) => {
     for (let i = 0; i < n; i++) await emit(scope, ctx, 'order.created', { id: `ord_${i}` })
   })
 }

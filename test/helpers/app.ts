@@ -84,7 +84,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, start: Omit<
   const tenant = async (name = 'Tenant'): Promise<TestTenant> => {
     const t = await createTenant(db, name, new Date())
     const newKey = async (o: { scopes?: string[]; rateLimit?: number; expiresAt?: Date } = {}) => {
-      const k = await createKey(db, { tenantId: t.id, scopes: o.scopes ?? ['*'], rateLimit: o.rateLimit, expiresAt: o.expiresAt }, new Date())
+      const k = await createKey(server.deps.engine, { tenantId: t.id, scopes: o.scopes ?? ['*'], rateLimit: o.rateLimit, expiresAt: o.expiresAt }, new Date())
       return { key: k.key, id: k.id }
     }
     const main = await newKey()

@@ -28,7 +28,7 @@ export interface CliResult {
 export async function migratedDb(file: string): Promise<string> {
   if (testEngine() === 'postgres') {
     const url = await newPgDatabase()
-    const { openDatabase } = await import('../../src/db/connect.ts')
+    const { openDatabase } = await import('../../src/engine/open.ts')
     await (await openDatabase(url, { create: true, migrate: true })).close()
     return url
   }

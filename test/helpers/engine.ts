@@ -31,12 +31,9 @@ export async function newPgDatabase(): Promise<string> {
 
 /** The test app's database opened again by the test itself, with the delivery store of its engine (and its endpoint-health policy). */
 export async function openWithStore(target: string, health?: { disableAfterMs: number }) {
-  const [{ openDatabase }, { sqliteDeliveryStore }, { pgDeliveryStore }] = await Promise.all([
-    import('../../src/db/connect.ts'), import('../../src/db/delivery-store.ts'), import('../../src/db/pg-delivery-store.ts'),
-  ])
+  const { openDatabase } = await import('../../src/engine/open.ts')
   const opened = await openDatabase(target)
-  const store = opened.engine === 'postgres' ? pgDeliveryStore(opened.db, target, health) : sqliteDeliveryStore(opened.db, health)
-  return { opened, store }
+  return { opened, store: opened.engine.deliveryStore(health) }
 }
 
 /** Rows of a plain SQL query (`?` placeholders, portable SQL) on the test's database, whichever engine it is. */

@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     try {
       if (m.type === 'setup') {
         const t = await createTenant(server.deps.db, 'Memory', new Date())
-        const k = await createKey(server.deps.db, { tenantId: t.id, scopes: ['*'] }, new Date())
+        const k = await createKey(server.deps.engine, { tenantId: t.id, scopes: ['*'] }, new Date())
         tenantId = t.id
         send({ type: 'setup:ok', key: k.key })
       } else if (m.type === 'queue') {

@@ -1,5 +1,4 @@
 import { sql, type Kysely } from 'kysely'
-import { isPostgres } from '../../src/db/connect.ts'
 import { openSqlite } from '../../src/db/sqlite.ts'
 import type { TestApp } from './app.ts'
 
@@ -29,7 +28,7 @@ export async function statementSizes(app: TestApp, o: {
   onFirst?: string
 }): Promise<StatementSizes> {
   const db = app.server.deps.db as unknown as Kysely<any>
-  if (isPostgres(app.server.deps.db)) {
+  if (app.server.deps.engine.name === 'postgres') {
     const tag = `test_sizes_${Math.random().toString(36).slice(2, 10)}`
     const transitions = o.event === 'UPDATE' ? 'OLD TABLE AS old_rows NEW TABLE AS new_rows' : 'OLD TABLE AS old_rows'
     await sql.raw(`CREATE TABLE ${tag} (at serial, n int);

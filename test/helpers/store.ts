@@ -30,8 +30,8 @@ export async function insertWebhook(db: Db, tenantId: string, over: Record<strin
  */
 export async function claimedJobs(opened: OpenDb, store: DeliveryStore, t: { tenantId: string; keyId: string }, owner: string, n: number): Promise<Job[]> {
   const webhookId = await insertWebhook(opened.db, t.tenantId, { events: JSON.stringify(['order.created']) })
-  const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, ...t }
-  for (let i = 0; i < n; i++) await withTx(opened.db, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
+  const ctx = { db: opened.db, engine: opened.engine, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, ...t }
+  for (let i = 0; i < n; i++) await withTx(opened.engine, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
   const claim: Claim = {
     now: new Date().toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString(), owner,
     plan: (queued) => queued.filter((q) => q.webhook_id === webhookId).map((q) => ({ webhook_id: q.webhook_id, limit: n })),

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { openDatabase, type OpenDb } from '../../src/db/connect.ts'
-import { pgDeliveryStore } from '../../src/db/pg-delivery-store.ts'
+import { type OpenDb } from '../../src/db/connect.ts'
+import { openDatabase } from '../../src/engine/open.ts'
+import { pgDeliveryStore } from '../../src/engine/postgres/delivery-store.ts'
 import type { Claim, DeliveryStore, Job, Outcome } from '../../src/delivery/port.ts'
 import { requeueDeliveries } from '../../src/delivery/requeue.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
@@ -32,7 +33,7 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
     opened = await openDatabase(url, { create: true, migrate: true })
     store = pgDeliveryStore(opened.db, url)
     const tenant = await createTenant(opened.db, 'Locks', new Date())
-    const key = await createKey(opened.db, { tenantId: tenant.id, scopes: ['*'] }, new Date())
+    const key = await createKey(opened.engine, { tenantId: tenant.id, scopes: ['*'] }, new Date())
     t = { tenantId: tenant.id, keyId: key.id }
     other = new pg.Client({ connectionString: url })
     await other.connect()
@@ -166,11 +167,11 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
   /** A tenant of its own with these subscriptions (each to one event) and `events` of those events, due now. */
   const queue = async (hooks: { event: 'order.created' | 'order.updated'; over?: Record<string, unknown> }[], events: ('order.created' | 'order.updated')[]) => {
     const tenant = await createTenant(opened.db, `Locks ${Math.random()}`, new Date())
-    const key = await createKey(opened.db, { tenantId: tenant.id, scopes: ['*'] }, new Date())
+    const key = await createKey(opened.engine, { tenantId: tenant.id, scopes: ['*'] }, new Date())
     const ids: string[] = []
     for (const h of hooks) ids.push(await insertWebhook(opened.db, tenant.id, { events: JSON.stringify([h.event]), ...h.over }))
-    const ctx = { db: opened.db, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: tenant.id, keyId: key.id }
-    for (const e of events) await withTx(opened.db, (scope) => emit(scope, ctx, e, { id: 'ord_1' }))
+    const ctx = { db: opened.db, engine: opened.engine, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: tenant.id, keyId: key.id }
+    for (const e of events) await withTx(opened.engine, (scope) => emit(scope, ctx, e, { id: 'ord_1' }))
     return ids
   }
   /** The oldest due delivery of each subscription, leased to `owner` by `s`. */

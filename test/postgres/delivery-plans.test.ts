@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { RawNode, sql, type KyselyPlugin, type RootOperationNode } from 'kysely'
-import { deliveryDbOf, openDatabase, type Db, type OpenDb } from '../../src/db/connect.ts'
-import { DROP_BATCH, pgDropBatch } from '../../src/db/drop-queue.ts'
-import { claimRows, queuedHooks } from '../../src/db/pg-delivery-store.ts'
+import type { Db, OpenDb } from '../../src/db/connect.ts'
+import { openDatabase } from '../../src/engine/open.ts'
+import { DROP_BATCH } from '../../src/db/drop-queue.ts'
+import { pgDropBatch } from '../../src/engine/postgres/drop-queue.ts'
+import type { PostgresEngine } from '../../src/engine/postgres/engine.ts'
+import { claimRows, queuedHooks } from '../../src/engine/postgres/delivery-store.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { newPgDatabase } from '../helpers/engine.ts'
 import { insertWebhook } from '../helpers/store.ts'
@@ -38,7 +41,7 @@ for (const stats of ['an empty queue', 'the backlog'] as const) describe(`the de
   after(() => opened?.close())
 
   test('reading which subscriptions have due work touches a few rows per subscription, not the backlog', async () => {
-    const plans = await explained(deliveryDbOf(opened.db), (db) => queuedHooks(db, new Date().toISOString()))
+    const plans = await explained((opened.engine as PostgresEngine).deliveryDb, (db) => queuedHooks(db, new Date().toISOString()))
     const read = rowsRead(plans[0])
     assert.ok(read.scans.every((s) => !/Bitmap|Seq Scan/.test(s)), `index scans only: ${read.scans.join(', ')}`)
     assert.ok(read.rows <= 200, `${read.rows} rows of deliveries read for 2 subscriptions with ${BACKLOG} queued`)
@@ -47,7 +50,7 @@ for (const stats of ['an empty queue', 'the backlog'] as const) describe(`the de
   test('a claim of 16 touches about 16 rows, not the backlog', async () => {
     const now = new Date().toISOString()
     const claim = { now, leaseUntil: new Date(Date.now() + 15_000).toISOString(), owner: 'wrk_plans', plan: () => [] }
-    const plans = await explained(deliveryDbOf(opened.db), (db) => claimRows(db, hooks.map((h) => ({ webhook_id: h, limit: 8 })), claim, []))
+    const plans = await explained((opened.engine as PostgresEngine).deliveryDb, (db) => claimRows(db, hooks.map((h) => ({ webhook_id: h, limit: 8 })), claim, []))
     const read = rowsRead(plans[0])
     assert.ok(read.scans.every((s) => !/Bitmap|Seq Scan/.test(s)), `index scans only: ${read.scans.join(', ')}`)
     assert.ok(read.rows <= 200, `${read.rows} rows of deliveries read to claim 16 of ${BACKLOG}`)
@@ -58,7 +61,7 @@ for (const stats of ['an empty queue', 'the backlog'] as const) describe(`the de
   test('one statement of a queue drop touches its batch, not the backlog (last: it makes a subscription inactive)', async () => {
     await opened.db.updateTable('webhooks').set({ active: 0 }).where('id', '=', hooks[1]!).execute()
     let dropped = 0
-    const plans = await explained(deliveryDbOf(opened.db), async (db) => (dropped = await pgDropBatch(db, tenantId, hooks[1]!)))
+    const plans = await explained((opened.engine as PostgresEngine).deliveryDb, async (db) => (dropped = await pgDropBatch(db, tenantId, hooks[1]!)))
     const read = rowsRead(plans[0])
     assert.ok(read.scans.every((s) => !/Bitmap|Seq Scan/.test(s)), `index scans only: ${read.scans.join(', ')}`)
     // Each of the batch twice: its index entry (which ids), then its row (the update).

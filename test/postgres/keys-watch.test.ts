@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { keysVersion, openDatabase, type OpenDb } from '../../src/db/connect.ts'
+import type { OpenDb } from '../../src/db/connect.ts'
+import { openDatabase } from '../../src/engine/open.ts'
 import { createKey, revokeKey, touchKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { newPgDatabase } from '../helpers/engine.ts'
 
-// The key cache's yardstick on PostgreSQL (db/pg-keys-watch.ts): another process's key write is
+// The key cache's yardstick on PostgreSQL (engine/postgres/keys-watch.ts): another process's key write is
 // heard (LISTEN) as soon as it commits; this process's own write counts before its answer; a
 // write that announces nothing still ages out within 500 ms; and nothing is cached while the
 // listening connection is down.
@@ -26,18 +27,18 @@ describe('keysVersion on PostgreSQL', () => {
     await serve?.close()
   })
 
-  const listening = async (db: OpenDb['db']) => {
+  const listening = async (o: OpenDb) => {
     const until = Date.now() + 5_000
-    while (keysVersion(db) === null) {
+    while (o.engine.keysVersion() === null) {
       if (Date.now() > until) throw new Error('the key watch did not start listening within 5 s')
       await new Promise((r) => setTimeout(r, 10))
     }
-    return keysVersion(db)!
+    return o.engine.keysVersion()!
   }
   /** Resolves with the first version different from `from` (polled every 2 ms), or throws after `ms`. */
   const changedFrom = async (from: string, ms: number) => {
     const t0 = Date.now()
-    while (keysVersion(serve.db) === from) {
+    while (serve.engine.keysVersion() === from) {
       if (Date.now() - t0 > ms) throw new Error(`keysVersion still ${from} after ${ms} ms`)
       await new Promise((r) => setTimeout(r, 2))
     }
@@ -45,53 +46,53 @@ describe('keysVersion on PostgreSQL', () => {
   }
   /** Waits for the start of a fresh 500 ms slot, so only a notification can change the version in the next ~400 ms. */
   const freshSlot = async () => {
-    const v = await listening(serve.db)
+    const v = await listening(serve)
     await changedFrom(v, 1_000)
-    return keysVersion(serve.db)!
+    return serve.engine.keysVersion()!
   }
 
   test('a key created or revoked by another process is heard at once (well within the 500 ms backstop)', async () => {
     let v = await freshSlot()
-    const k = await createKey(cli.db, { tenantId, scopes: ['*'] }, new Date())
+    const k = await createKey(cli.engine, { tenantId, scopes: ['*'] }, new Date())
     assert.ok((await changedFrom(v, 1_000)) < 300, 'a creation is announced')
     v = await freshSlot()
-    await revokeKey(cli.db, k.id, new Date())
+    await revokeKey(cli.engine, k.id, new Date())
     assert.ok((await changedFrom(v, 1_000)) < 300, 'a revocation is announced')
   })
 
   test("this process's own revocation counts before revokeKey() returns", async () => {
-    const k = await createKey(serve.db, { tenantId, scopes: ['*'] }, new Date())
+    const k = await createKey(serve.engine, { tenantId, scopes: ['*'] }, new Date())
     const v = await freshSlot()
-    await revokeKey(serve.db, k.id, new Date())
-    assert.notEqual(keysVersion(serve.db), v)
+    await revokeKey(serve.engine, k.id, new Date())
+    assert.notEqual(serve.engine.keysVersion(), v)
   })
 
   test('a last_used_at touch announces nothing', async () => {
-    const k = await createKey(cli.db, { tenantId, scopes: ['*'] }, new Date())
+    const k = await createKey(cli.engine, { tenantId, scopes: ['*'] }, new Date())
     const v = await freshSlot()
     await touchKey(cli.db, k.id, new Date())
     await new Promise((r) => setTimeout(r, 150))
-    assert.equal(keysVersion(serve.db), v)
+    assert.equal(serve.engine.keysVersion(), v)
   })
 
   test('a hand-written UPDATE that announces nothing still ages out within 500 ms', async () => {
-    const k = await createKey(cli.db, { tenantId, scopes: ['*'] }, new Date())
+    const k = await createKey(cli.engine, { tenantId, scopes: ['*'] }, new Date())
     const v = await freshSlot()
     await sql`update api_keys set revoked_at = ${new Date().toISOString()} where id = ${k.id}`.execute(cli.db)
     assert.ok((await changedFrom(v, 600)) <= 550)
   })
 
   test('while the listening connection is lost nothing is cached; it comes back on its own', async () => {
-    const before = await listening(serve.db)
+    const before = await listening(serve)
     const killed = await sql<{ n: number }>`select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
       where application_name = 'travelops keys' and datname = current_database()`.execute(cli.db)
     assert.equal(killed.rows[0]?.n, 1, 'one listening connection (only the process that asked for a version opened one)')
     const t0 = Date.now()
-    while (keysVersion(serve.db) !== null) {
+    while (serve.engine.keysVersion() !== null) {
       if (Date.now() - t0 > 2_000) throw new Error('still caching 2 s after the listening connection was lost')
       await new Promise((r) => setTimeout(r, 5))
     }
-    const after = await listening(serve.db)
+    const after = await listening(serve)
     assert.notEqual(after.split('.')[0], before.split('.')[0], 'a new epoch after reconnecting: anything may have changed meanwhile')
   })
 })

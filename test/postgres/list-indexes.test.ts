@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
-import { openDatabase, type OpenDb } from '../../src/db/connect.ts'
+import { type OpenDb } from '../../src/db/connect.ts'
+import { openDatabase } from '../../src/engine/open.ts'
 import '../../src/routes.ts'
 import { newPgDatabase } from '../helpers/engine.ts'
 import { listIndexesHold, type IndexInfo } from '../helpers/list-indexes.ts'

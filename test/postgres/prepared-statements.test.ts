@@ -2,12 +2,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql, type Kysely } from 'kysely'
 import type pg from 'pg'
-import { openPostgres, PREPARED_PER_CONNECTION } from '../../src/db/postgres.ts'
+import { openPostgres, PREPARED_PER_CONNECTION } from '../../src/engine/postgres/pool.ts'
 import type { Database } from '../../src/db/schema.ts'
-import { withTx } from '../../src/db/tx.ts'
+import { serializableTx } from '../../src/engine/postgres/transactions.ts'
 import { newPgDatabase } from '../helpers/engine.ts'
 
-// Statements with parameters are prepared once per connection (src/db/postgres.ts). Each case
+// Statements with parameters are prepared once per connection (src/engine/postgres/pool.ts). Each case
 // uses a pool of one connection, so what it prepared is what pg_prepared_statements shows.
 describe('statements prepared once per connection (PostgreSQL)', () => {
   let url: string
@@ -74,7 +74,7 @@ describe('statements prepared once per connection (PostgreSQL)', () => {
 
     await sql`alter table prep_u add column more text not null default 'm'`.execute(db)
     let runs = 0
-    const rows = await withTx(db as never, async ({ tx }) => {
+    const rows = await serializableTx(db, async ({ tx }) => {
       runs++
       return read(tx as never)
     })

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely'
-import { openDatabase, type Db, type OpenDb } from '../../src/db/connect.ts'
-import { SharedRateLimiter } from '../../src/http/rate-limit.ts'
+import { type Db, type OpenDb } from '../../src/db/connect.ts'
+import { openDatabase } from '../../src/engine/open.ts'
+import { SharedRateLimiter } from '../../src/engine/postgres/rate-windows.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { queryRows, newPgDatabase } from '../helpers/engine.ts'
@@ -27,7 +28,7 @@ describe('SharedRateLimiter on PostgreSQL', () => {
     await one?.close()
   })
 
-  const newKey = async () => (await createKey(one.db, { tenantId, scopes: ['*'] }, new Date())).id
+  const newKey = async () => (await createKey(one.engine, { tenantId, scopes: ['*'] }, new Date())).id
   const shared = async (keyId: string) => Number((await queryRows<{ count: number }>(url, 'SELECT count FROM rate_windows WHERE key_id = ?', keyId))[0]?.count ?? 0)
   /** The database with every statement counted. */
   const counted = (db: Db) => {

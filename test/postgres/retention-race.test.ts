@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import pg from 'pg'
-import { openDatabase, type OpenDb } from '../../src/db/connect.ts'
+import { type OpenDb } from '../../src/db/connect.ts'
+import { openDatabase } from '../../src/engine/open.ts'
 import { pruneStep } from '../../src/db/retention.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
@@ -49,7 +50,7 @@ test('a finished delivery queued again while a retention step runs is neither de
   try {
     await retry.query('begin isolation level serializable')
     await retry.query('update deliveries set due_at = $1, manual = manual + 1 where id = $2', [new Date().toISOString(), delivery])
-    const step = pruneStep(o.db, new Date(Date.now() - DAY).toISOString())
+    const step = pruneStep(o.engine, new Date(Date.now() - DAY).toISOString())
     // Let the step run up to where it waits for the retry's row, or to its end.
     const waiting = async () => (await queryRows<{ n: number }>(url, "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'"))[0]!.n > 0
     let settled = false

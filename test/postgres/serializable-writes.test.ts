@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { openDatabase, type OpenDb } from '../../src/db/connect.ts'
+import { type OpenDb } from '../../src/db/connect.ts'
+import { openDatabase } from '../../src/engine/open.ts'
 import { withTx } from '../../src/db/tx.ts'
-import { writeEvent } from '../../src/delivery/fan-out.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { newPgDatabase, queryRows } from '../helpers/engine.ts'
@@ -52,12 +52,12 @@ describe('concurrent event writes on PostgreSQL', () => {
     const wrote = Array.from({ length: n }, () => signal())
     const committed = Array.from({ length: n }, () => signal())
     const eventIds = Array.from({ length: n }, () => newId('evt'))
-    const hooks = await Promise.all(eventIds.map((id, i) => withTx(o.db, async ({ tx }) => {
+    const hooks = await Promise.all(eventIds.map((id, i) => withTx(o.engine, async ({ tx }) => {
       const first = ++attempts[i]! === 1
       if (first && i > 0) await wrote[i - 1]!.promise
       let targets: string[]
       try {
-        targets = (await writeEvent(tx, { id, tenantId, name: 'order.created', at: new Date().toISOString(), payload: JSON.stringify({ id, event: 'order.created' }) })).hooks
+        targets = (await o.engine.writeEvent(tx, { id, tenantId, name: 'order.created', at: new Date().toISOString(), payload: JSON.stringify({ id, event: 'order.created' }) })).hooks
       } finally {
         if (first) wrote[i]!.resolve()
       }

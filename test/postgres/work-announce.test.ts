@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { openDatabase, type OpenDb } from '../../src/db/connect.ts'
+import { type OpenDb } from '../../src/db/connect.ts'
+import { openDatabase } from '../../src/engine/open.ts'
 import pg from 'pg'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
-import { pgDeliveryStore } from '../../src/db/pg-delivery-store.ts'
+import { pgDeliveryStore } from '../../src/engine/postgres/delivery-store.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { startServer } from '../../src/server.ts'
@@ -72,7 +73,7 @@ describe('work announcements between serve processes', () => {
       listener.on('notification', (msg) => heard.push(msg.channel))
       await listener.query('LISTEN travelops_work')
       const tenant = await createTenant(server.deps.db, 'Quiet', new Date())
-      const { key } = await createKey(server.deps.db, { tenantId: tenant.id, scopes: ['*'] }, new Date())
+      const { key } = await createKey(server.deps.engine, { tenantId: tenant.id, scopes: ['*'] }, new Date())
       const post = (path: string, body: unknown) => fetch(server.url + path, {
         method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
       })

@@ -4,7 +4,7 @@
  * a JSON array of names; anything else (a row written behind the API's back) matches nothing
  * rather than failing the transaction that emits the event.
  *
- * The SQLite path of delivery/fan-out.ts filters with this; the PostgreSQL path matches in its
+ * SQLite's outbox (engine/sqlite/outbox.ts) filters with this; PostgreSQL's matches in its
  * one statement (jsonb `?`), checked against this by test/db/delivery-rules-agree.test.ts.
  */
 export interface Subscriber {

@@ -45,7 +45,7 @@ export function contentJson(row: ContentRow): string[] {
 }
 
 export function createContent(ctx: TenantContext, entity: string, input: CreateContentInput): Promise<Content> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     await _assertSlugFree(scope.tx, ctx.tenantId, entity, input.slug)
     const now = ctx.clock.now().toISOString()
     const row: ContentRow = {
@@ -78,7 +78,7 @@ export async function listContent(ctx: TenantContext, entity: string, q: Omit<re
 }
 
 export function updateContent(ctx: TenantContext, entity: string, id: string, input: UpdateContentInput): Promise<Content> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const row = await repo.findContent(scope.tx, ctx.tenantId, entity, id)
     if (!row) throw notFound(`No ${entity} record ${id}`)
     const set: ContentUpdate = {}
@@ -98,7 +98,7 @@ export function updateContent(ctx: TenantContext, entity: string, id: string, in
 }
 
 export async function deleteContent(ctx: TenantContext, entity: string, id: string): Promise<{ id: string; deleted: true }> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     if (!(await repo.deleteContent(scope.tx, ctx.tenantId, entity, id))) throw notFound(`No ${entity} record ${id}`)
     return { id, deleted: true as const }
   })

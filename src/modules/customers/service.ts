@@ -36,7 +36,7 @@ export function customerJson(row: CustomerRow): string {
 }
 
 export function createCustomer(ctx: TenantContext, input: CreateCustomerInput): Promise<Customer> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const now = ctx.clock.now().toISOString()
     const row: CustomerRow = {
       id: newId('cus'),
@@ -70,7 +70,7 @@ export async function listCustomers(ctx: TenantContext, q: Omit<repo.CustomerFil
 }
 
 export function updateCustomer(ctx: TenantContext, id: string, input: UpdateCustomerInput): Promise<Customer> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const row = await repo.findCustomer(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No customer ${id}`)
     const set: CustomerUpdate = {}
@@ -92,7 +92,7 @@ export function updateCustomer(ctx: TenantContext, id: string, input: UpdateCust
 }
 
 export async function deleteCustomer(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     if (!(await repo.deleteCustomer(scope.tx, ctx.tenantId, id))) throw notFound(`No customer ${id}`)
     return { id, deleted: true as const }
   })

@@ -42,7 +42,7 @@ const REFUSED = {
 /** POST /v1/dashboard/sessions: trades a link's token for the session cookie. */
 export async function signIn(ctx: TenantContext, token: string, secure: boolean, headers: Record<string, string>): Promise<SessionInfo> {
   _on(ctx)
-  const r = await redeemLink(ctx.db, token, ctx.clock.now())
+  const r = await redeemLink(ctx.engine, token, ctx.clock.now())
   if (!r.ok) throw unauthenticated(REFUSED[r.reason])
   headers['set-cookie'] = _cookie(r.token, SESSION_TTL_MS / 1000, secure)
   headers['cache-control'] = 'no-store'

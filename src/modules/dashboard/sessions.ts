@@ -2,6 +2,7 @@ import { hash as digest, randomBytes } from 'node:crypto'
 import type { Db } from '../../db/connect.ts'
 import type { DashboardSessionRow } from '../../db/schema.ts'
 import { withTx } from '../../db/tx.ts'
+import type { Engine } from '../../engine/port.ts'
 import { newId } from '../../lib/ids.ts'
 
 // Signing in to the dashboard (CONTRACT §14): a one-time link opens a session of 12 h, kept in
@@ -52,11 +53,11 @@ export type Redeemed =
   | { ok: false; reason: 'unknown' | 'used' | 'expired' | 'key' }
 
 /** Uses a link (once: the update is the check) and opens its session; not when the key that made it has been revoked or has expired. */
-export async function redeemLink(db: Db, token: string, now: Date): Promise<Redeemed> {
+export async function redeemLink(engine: Engine, token: string, now: Date): Promise<Redeemed> {
   if (!LINK_PATTERN.test(token)) return { ok: false, reason: 'unknown' }
   const hash = _hash(token)
   const at = now.toISOString()
-  return withTx(db, async ({ tx }) => {
+  return withTx(engine, async ({ tx }) => {
     const link = await tx.updateTable('dashboard_links').set({ used_at: at })
       .where('token_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', at)
       .returning(['role', 'tenant_id', 'key_id']).executeTakeFirst()
@@ -96,9 +97,9 @@ export async function endSession(db: Db, id: string, now: Date): Promise<void> {
  * Ends the live sessions of one tenant (or every session, the operator's too) and voids their
  * unused links. Returns how many sessions it ended.
  */
-export async function revokeSessions(db: Db, which: { tenantId: string } | { all: true }, now: Date): Promise<number> {
+export async function revokeSessions(engine: Engine, which: { tenantId: string } | { all: true }, now: Date): Promise<number> {
   const at = now.toISOString()
-  return withTx(db, async ({ tx }) => {
+  return withTx(engine, async ({ tx }) => {
     let links = tx.updateTable('dashboard_links').set({ used_at: at }).where('used_at', 'is', null)
     let sessions = tx.updateTable('dashboard_sessions').set({ ended_at: at }).where('ended_at', 'is', null).where('expires_at', '>', at)
     if ('tenantId' in which) {

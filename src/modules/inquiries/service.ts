@@ -40,7 +40,7 @@ export function inquiryJson(row: InquiryRow): string {
 }
 
 export function createInquiry(ctx: TenantContext, input: CreateInquiryInput): Promise<Inquiry> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     await assertRefs(scope.tx, ctx.tenantId, { productId: ['productId', input.productId] })
     const now = ctx.clock.now().toISOString()
     const row: InquiryRow = {
@@ -77,7 +77,7 @@ export async function listInquiries(ctx: TenantContext, q: { limit: number; curs
 }
 
 export function updateInquiry(ctx: TenantContext, id: string, input: UpdateInquiryInput): Promise<Inquiry> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const row = await repo.findInquiry(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No inquiry ${id}`)
     const set: InquiryUpdate = {}
@@ -101,7 +101,7 @@ export function updateInquiry(ctx: TenantContext, id: string, input: UpdateInqui
 }
 
 export async function deleteInquiry(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     if (!(await repo.deleteInquiry(scope.tx, ctx.tenantId, id))) throw notFound(`No inquiry ${id}`)
     return { id, deleted: true as const }
   })

@@ -1,5 +1,4 @@
 import type { TenantContext } from '../../context.ts'
-import { nextCounter } from '../../db/counters.ts'
 import type { InvoiceRow, InvoiceUpdate } from '../../db/schema.ts'
 import { withTx } from '../../db/tx.ts'
 import { emit } from '../../events/emit.ts'
@@ -15,10 +14,10 @@ import { invoiceJson, linesInMajor, priceLines, toInvoice } from './view.ts'
 
 export async function createInvoice(ctx: TenantContext, input: CreateInvoiceInput): Promise<Invoice> {
   const priced = priceLines(input.lines, input.currency)
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     await assertRefs(scope.tx, ctx.tenantId, { orderId: ['orderId', input.orderId], customerId: ['customerId', input.customerId] })
     const now = ctx.clock.now().toISOString()
-    const n = await nextCounter(scope.tx, ctx.tenantId, 'invoice')
+    const n = await ctx.engine.nextCounter(scope.tx, ctx.tenantId, 'invoice')
     const row: InvoiceRow = {
       id: newId('inv'),
       tenant_id: ctx.tenantId,
@@ -60,7 +59,7 @@ export async function listInvoices(ctx: TenantContext, q: Omit<repo.InvoiceFilte
  * exactly amountPaid the invoice is paid [invoice.paid]. Otherwise no event.
  */
 export function updateInvoice(ctx: TenantContext, id: string, input: UpdateInvoiceInput): Promise<Invoice> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const row = await repo.findInvoice(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No invoice ${id}`)
     const set: InvoiceUpdate = {}
@@ -106,7 +105,7 @@ export function updateInvoice(ctx: TenantContext, id: string, input: UpdateInvoi
  * amountPaid becomes the total. 409 when the invoice is already paid or void.
  */
 export function payInvoice(ctx: TenantContext, id: string): Promise<Invoice> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const row = await repo.findInvoice(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No invoice ${id}`)
     if (row.status !== 'open') throw conflict(`Invoice ${id} is ${row.status === 'paid' ? 'already paid' : row.status}`)
@@ -121,7 +120,7 @@ export function payInvoice(ctx: TenantContext, id: string): Promise<Invoice> {
 
 /** An invoice with money on it (paid, or open with payments) is kept for the books: 409. */
 export function deleteInvoice(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const row = await repo.findInvoice(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No invoice ${id}`)
     if (row.status === 'paid') throw conflict(`Invoice ${id} is paid; paid invoices cannot be deleted`)

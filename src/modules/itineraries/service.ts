@@ -39,7 +39,7 @@ export function itineraryJson(row: ItineraryRow): string {
 
 export async function createItinerary(ctx: TenantContext, input: CreateItineraryInput): Promise<Itinerary> {
   _checkSchedule(input.startDate, input.endDate, input.days, 'endDate')
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     await assertRefs(scope.tx, ctx.tenantId, { orderId: ['orderId', input.orderId], customerId: ['customerId', input.customerId] })
     const now = ctx.clock.now().toISOString()
     const row: ItineraryRow = {
@@ -75,7 +75,7 @@ export async function listItineraries(ctx: TenantContext, q: Omit<repo.Itinerary
 
 /** Fields given replace; `null` clears an optional one. The schedule is checked as it will be after the change. No event. */
 export function updateItinerary(ctx: TenantContext, id: string, input: UpdateItineraryInput): Promise<Itinerary> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const row = await repo.findItinerary(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No itinerary ${id}`)
     const set: ItineraryUpdate = {}
@@ -101,7 +101,7 @@ export function updateItinerary(ctx: TenantContext, id: string, input: UpdateIti
 }
 
 export async function deleteItinerary(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     if (!(await repo.deleteItinerary(scope.tx, ctx.tenantId, id))) throw notFound(`No itinerary ${id}`)
     return { id, deleted: true as const }
   })

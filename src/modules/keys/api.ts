@@ -58,14 +58,14 @@ export async function createApiKey(ctx: TenantContext, input: CreateKeyInput): P
   const now = ctx.clock.now()
   const rateLimit = bounds ? _boundedRate(input.rate_limit, bounds, ctx.config.rateLimit) : input.rate_limit ?? null
   const expiresAt = _expiry(input.expires_in, bounds, now)
-  const k = await withTx(ctx.db, async ({ tx }) => {
+  const k = await withTx(ctx.engine, async ({ tx }) => {
     if (await countUnrevokedKeys(tx, ctx.tenantId) >= MAX_KEYS_PER_TENANT) {
       throw validationFailed([{ path: '', message: `This tenant already has ${MAX_KEYS_PER_TENANT.toLocaleString('en')} unrevoked API keys, the most allowed; revoke one first` }])
     }
-    return createKey(tx, {
+    return createKey(ctx.engine, {
       tenantId: ctx.tenantId, name: input.name ?? undefined, scopes: input.scopes, rateLimit: rateLimit ?? undefined,
       expiresAt: expiresAt === null ? undefined : new Date(expiresAt),
-    }, now)
+    }, now, tx)
   })
   return { ...(await getApiKey(ctx, k.id)), key: k.key }
 }
@@ -82,7 +82,7 @@ export async function revokeApiKey(ctx: TenantContext, id: string): Promise<ApiK
   for (const scope of JSON.parse(row.scopes) as string[]) {
     if (!_holds(held, scope)) throw forbidden(`This API key cannot revoke ${id}: it holds the scope '${scope}', which this key does not; a key may only revoke keys whose scopes it holds itself`)
   }
-  await revokeKey(ctx.db, id, ctx.clock.now())
+  await revokeKey(ctx.engine, id, ctx.clock.now())
   return getApiKey(ctx, id)
 }
 

@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto'
 import { compiled } from '../../db/compiled.ts'
-import { keysWrite, type Db } from '../../db/connect.ts'
+import type { Db } from '../../db/connect.ts'
+import type { Engine } from '../../engine/port.ts'
 import type { ApiKeyRow } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
 
@@ -43,10 +44,12 @@ export async function countUnrevokedKeys(db: Db, tenantId: string): Promise<numb
   return Number(n)
 }
 
+/** A new key of the tenant, written through the engine's keysWrite() (every process's key cache hears of it); `db` may be a transaction. */
 export async function createKey(
-  db: Db,
+  engine: Engine,
   input: { tenantId: string; name?: string; scopes: string[]; rateLimit?: number; expiresAt?: Date },
   now: Date,
+  db: Db = engine.db,
 ): Promise<CreatedKey> {
   const key = KEY_PREFIX + randomBytes(24).toString('base64url')
   const row = {
@@ -60,7 +63,7 @@ export async function createKey(
     created_at: now.toISOString(),
     expires_at: input.expiresAt?.toISOString() ?? null,
   }
-  await keysWrite(db, (d) => d.insertInto('api_keys').values(row).execute())
+  await engine.keysWrite(db, (d) => d.insertInto('api_keys').values(row).execute())
   return {
     id: row.id, key, tenant_id: row.tenant_id, name: row.name, scopes: input.scopes,
     rate_limit: row.rate_limit, created_at: row.created_at, expires_at: row.expires_at,
@@ -94,8 +97,9 @@ export async function getKey(db: Db, id: string): Promise<KeyView | undefined> {
 }
 
 /** Revokes a key; returns the key, or undefined when there is none with that id. Idempotent. */
-export async function revokeKey(db: Db, id: string, now: Date): Promise<KeyView | undefined> {
-  await keysWrite(db, (d) => d.updateTable('api_keys').set({ revoked_at: now.toISOString() }).where('id', '=', id).where('revoked_at', 'is', null).execute())
+export async function revokeKey(engine: Engine, id: string, now: Date): Promise<KeyView | undefined> {
+  const db = engine.db
+  await engine.keysWrite(db, (d) => d.updateTable('api_keys').set({ revoked_at: now.toISOString() }).where('id', '=', id).where('revoked_at', 'is', null).execute())
   const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
   return row && toKeyView(row)
 }

@@ -1,5 +1,4 @@
 import type { TenantContext } from '../../context.ts'
-import { nextCounter } from '../../db/counters.ts'
 import type { OrderRow, OrderUpdate } from '../../db/schema.ts'
 import { withTx, type TxScope } from '../../db/tx.ts'
 import { emit } from '../../events/emit.ts'
@@ -155,11 +154,11 @@ export const customerJson = (c: OrderCustomerValue) =>
 
 export async function createOrder(ctx: TenantContext, input: CreateOrderInput): Promise<Rendered<Order>> {
   const priced = _priceItems(input.items, input.currency)
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     await assertRefs(scope.tx, ctx.tenantId, _refs(input.customerId, input.items))
     const customer = input.customer ?? (await _contact(scope, ctx, input.customerId!))
     const now = ctx.clock.now().toISOString()
-    const n = await nextCounter(scope.tx, ctx.tenantId, 'order')
+    const n = await ctx.engine.nextCounter(scope.tx, ctx.tenantId, 'order')
     const row: OrderRow = {
       id: newId('ord'),
       tenant_id: ctx.tenantId,
@@ -215,7 +214,7 @@ export async function listOrders(ctx: TenantContext, q: Omit<repo.OrderFilter, '
 }
 
 export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderInput): Promise<Rendered<Order>> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const row = await repo.findOrder(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No order ${id}`)
     const set: OrderUpdate = {}
@@ -249,7 +248,7 @@ export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderIn
 
 /** confirm / cancel actions: 409 when already there or not allowed from the current status. */
 export function transitionOrder(ctx: TenantContext, id: string, to: 'confirmed' | 'cancelled'): Promise<Rendered<Order>> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const row = await repo.findOrder(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No order ${id}`)
     if (row.status === to) throw conflict(`Order ${id} is already ${to}`)
@@ -276,7 +275,7 @@ async function _save(ctx: TenantContext, scope: TxScope, row: OrderRow, set: Ord
 }
 
 export async function deleteOrder(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     if (!(await repo.deleteOrder(scope.tx, ctx.tenantId, id))) throw notFound(`No order ${id}`)
     return { id, deleted: true as const }
   })

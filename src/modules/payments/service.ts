@@ -46,7 +46,7 @@ export function paymentJson(row: PaymentRow): string {
  */
 export async function createPayment(ctx: TenantContext, input: CreatePaymentInput): Promise<Payment> {
   const amount = _minor(input.amount, input.currency)
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     await assertRefs(scope.tx, ctx.tenantId, { orderId: ['orderId', input.orderId], invoiceId: ['invoiceId', input.invoiceId] })
     if (input.invoiceId) await assertPayable(scope.tx, ctx.tenantId, input.invoiceId, amount, input.currency)
     const now = ctx.clock.now().toISOString()
@@ -89,7 +89,7 @@ export async function listPayments(ctx: TenantContext, q: Omit<repo.PaymentFilte
  * 422 for more than is left. The linked invoice's amountPaid shrinks by the same amount.
  */
 export function refundPayment(ctx: TenantContext, id: string, input: RefundPaymentInput): Promise<Payment> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const row = await repo.findPayment(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No payment ${id}`)
     const left = row.amount - row.refunded_amount

@@ -40,7 +40,7 @@ export function productJson(row: ProductRow): string {
 
 export function createProduct(ctx: TenantContext, input: CreateProductInput): Promise<Product> {
   const price = _priceMinor(input.price, input.currency)
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     if (input.code) await _assertCodeFree(scope.tx, ctx.tenantId, input.code)
     const now = ctx.clock.now().toISOString()
     const row: ProductRow = {
@@ -78,7 +78,7 @@ export async function listProducts(ctx: TenantContext, q: Omit<repo.ProductFilte
 }
 
 export function updateProduct(ctx: TenantContext, id: string, input: UpdateProductInput): Promise<Product> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const row = await repo.findProduct(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No product ${id}`)
     const set: ProductUpdate = {}
@@ -108,7 +108,7 @@ export function updateProduct(ctx: TenantContext, id: string, input: UpdateProdu
 }
 
 export async function deleteProduct(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     if (!(await repo.deleteProduct(scope.tx, ctx.tenantId, id))) throw notFound(`No product ${id}`)
     return { id, deleted: true as const }
   })

@@ -36,7 +36,7 @@ export function supplierJson(row: SupplierRow): string {
 }
 
 export function createSupplier(ctx: TenantContext, input: CreateSupplierInput): Promise<Supplier> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const now = ctx.clock.now().toISOString()
     const row: SupplierRow = {
       id: newId('sup'),
@@ -68,7 +68,7 @@ export async function listSuppliers(ctx: TenantContext, q: { limit: number; curs
 }
 
 export function updateSupplier(ctx: TenantContext, id: string, input: UpdateSupplierInput): Promise<Supplier> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     const row = await repo.findSupplier(scope.tx, ctx.tenantId, id)
     if (!row) throw notFound(`No supplier ${id}`)
     const set: SupplierUpdate = {}
@@ -88,7 +88,7 @@ export function updateSupplier(ctx: TenantContext, id: string, input: UpdateSupp
 }
 
 export async function deleteSupplier(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
-  return withTx(ctx.db, async (scope) => {
+  return withTx(ctx.engine, async (scope) => {
     if (!(await repo.deleteSupplier(scope.tx, ctx.tenantId, id))) throw notFound(`No supplier ${id}`)
     return { id, deleted: true as const }
   })

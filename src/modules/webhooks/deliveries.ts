@@ -119,7 +119,7 @@ export async function retryDelivery(ctx: TenantContext, id: string): Promise<Ren
  * gets nothing (409).
  */
 export async function sendTestEvent(ctx: TenantContext, webhookId: string, input: { event?: EventName } | undefined): Promise<Delivery> {
-  const id = await withTx(ctx.db, async (scope) => {
+  const id = await withTx(ctx.engine, async (scope) => {
     const hook = await repo.findWebhook(scope.tx, ctx.tenantId, webhookId)
     if (!hook) throw notFound(`No webhook ${webhookId}`)
     if (hook.active !== 1) throw conflict(`Webhook ${webhookId} is inactive; enable it (PATCH {"active": true}) to send it a test event`)

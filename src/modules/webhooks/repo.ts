@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/connect.ts'
-import { dropQueue } from '../../db/drop-queue.ts'
+import type { Engine } from '../../engine/port.ts'
 import type { DeliveryRow, WebhookRow } from '../../db/schema.ts'
 import { readPageRows, type PageRows } from '../../db/page-rows.ts'
 import { listIndexes, tenantTable, windowFloor } from '../../db/tenant-table.ts'
@@ -37,8 +37,8 @@ export function listWebhooks(db: Db, tenantId: string, after: string | undefined
  * Nothing is lost if the process stops before the drop is done: the worker drops what it finds
  * due for an inactive subscription.
  */
-export function dropQueued(db: Db, tenantId: string, webhookId: string): Promise<void> {
-  return dropQueue(db, tenantId, webhookId)
+export function dropQueued(engine: Engine, tenantId: string, webhookId: string): Promise<void> {
+  return engine.dropQueue(tenantId, webhookId)
 }
 
 export type DeliveryWithPayload = DeliveryRow & { payload: string }

@@ -66,7 +66,7 @@ export async function createWebhook(ctx: TenantContext, input: CreateWebhookInpu
     disabled_reason: null,
   }
   // Count and insert in one write transaction: concurrent creates cannot both pass the limit.
-  await withTx(ctx.db, async ({ tx }) => {
+  await withTx(ctx.engine, async ({ tx }) => {
     if (await repo.countWebhooks(tx, ctx.tenantId) >= ctx.config.maxWebhooks) {
       throw conflict(`This tenant already has ${ctx.config.maxWebhooks} webhook subscriptions, the most allowed (--max-webhooks); delete one first`)
     }
@@ -87,7 +87,7 @@ export async function listWebhooks(ctx: TenantContext, q: { limit: number; curso
 
 export async function updateWebhook(ctx: TenantContext, id: string, input: UpdateWebhookInput): Promise<Webhook> {
   if (input.url !== undefined) await _checkUrl(ctx, input.url)
-  const webhook = await withTx(ctx.db, async ({ tx }) => {
+  const webhook = await withTx(ctx.engine, async ({ tx }) => {
     const row = await repo.findWebhook(tx, ctx.tenantId, id)
     if (!row) throw notFound(`No webhook ${id}`)
     const set: Partial<WebhookRow> = {}
@@ -106,18 +106,18 @@ export async function updateWebhook(ctx: TenantContext, id: string, input: Updat
   })
   // Answered once its queue is dropped too (CONTRACT §7), in a statement of its own (repo.ts);
   // also when it was inactive already, so a PATCH repeated after a failed drop completes it.
-  if (input.active === false) await repo.dropQueued(ctx.db, ctx.tenantId, id)
+  if (input.active === false) await repo.dropQueued(ctx.engine, ctx.tenantId, id)
   return webhook
 }
 
 /** Soft delete: the delivery records stay and keep naming the subscription; its secret is erased. */
 export async function deleteWebhook(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
-  await withTx(ctx.db, async ({ tx }) => {
+  await withTx(ctx.engine, async ({ tx }) => {
     const row = await repo.findWebhook(tx, ctx.tenantId, id)
     if (!row) throw notFound(`No webhook ${id}`)
     const now = ctx.clock.now().toISOString()
     await repo.webhooks.update(tx, ctx.tenantId, id, { deleted_at: now, updated_at: now, active: 0, secret: '', headers: '{}' })
   })
-  await repo.dropQueued(ctx.db, ctx.tenantId, id)
+  await repo.dropQueued(ctx.engine, ctx.tenantId, id)
   return { id, deleted: true as const }
 }

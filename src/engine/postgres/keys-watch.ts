@@ -1,10 +1,10 @@
 import pg from 'pg'
-import { KEYS_CHANNEL } from './pg-common.ts'
+import { KEYS_CHANNEL } from '../../db/pg-common.ts'
 
 /**
  * When API keys may have changed, for a cache of key rows on PostgreSQL (http/auth.ts), where
  * several processes and the CLI write keys. Every key write announces itself in its own
- * transaction (`NOTIFY travelops_keys`, see keysWrite() in connect.ts), so a process that
+ * transaction (`NOTIFY travelops_keys`, see keysWrite() in engine.ts), so a process that
  * LISTENs hears it as soon as it commits; the writer's own process also counts its writes
  * at once, before its answer is sent. As a backstop against a write that announces nothing
  * (a hand-written UPDATE), the version also moves every TTL_MS, so nothing cached is older
@@ -24,10 +24,10 @@ export class KeysWatch {
   #closed = false
   #retry: NodeJS.Timeout | undefined
 
-  private readonly url: string
+  #url: string
 
   constructor(url: string) {
-    this.url = url
+    this.#url = url
   }
 
   /** Changes whenever keys may have changed; null: do not cache. */
@@ -55,7 +55,7 @@ export class KeysWatch {
 
   async #connect(): Promise<void> {
     if (this.#closed) return
-    const client = new pg.Client({ connectionString: this.url, application_name: 'travelops keys' })
+    const client = new pg.Client({ connectionString: this.#url, application_name: 'travelops keys' })
     this.#client = client
     const lost = () => {
       if (this.#client !== client) return

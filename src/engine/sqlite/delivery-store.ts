@@ -1,10 +1,12 @@
-import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
-import { SQLITE_ADD_STATS, statsDeltas } from './attempt-stats.ts'
-import type { Db } from './connect.ts'
-import { DROP_BATCH, dropQueue, SQLITE_DROP_BATCH } from './drop-queue.ts'
-import { exclusive, type SyncDb } from './exclusive.ts'
-import { attemptTrigger } from '../delivery/rules/attempt.ts'
-import { endpointHealth } from '../delivery/rules/health.ts'
+import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../../delivery/port.ts'
+import { SQLITE_ADD_STATS, statsDeltas } from '../../db/attempt-stats.ts'
+import type { Db } from '../../db/connect.ts'
+import { DROP_BATCH } from '../../db/drop-queue.ts'
+import { exclusive, type SyncDb } from '../../db/exclusive.ts'
+import { storedHeaders } from '../../delivery/stored-headers.ts'
+import { dropQueue, SQLITE_DROP_BATCH } from './drop-queue.ts'
+import { attemptTrigger } from '../../delivery/rules/attempt.ts'
+import { endpointHealth } from '../../delivery/rules/health.ts'
 
 /** Every lease freed (serve's start): read through deliveries_leased (migration 0016), the deliveries being attempted, not the table. */
 export const SQLITE_RECOVER = 'UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_until IS NOT NULL'
@@ -159,15 +161,6 @@ function _claim(q: SyncDb, webhookId: string, limit: number, c: Claim): Job[] {
     const e = q.get<{ payload: string; created_at: string }>('SELECT payload, created_at FROM events WHERE id = ?', row.event_id)!
     return { ...row, owner: c.owner, url: h.url, secret: h.secret, headers, retryCount: h.retry_count, payload: e.payload, eventAt: e.created_at }
   })
-}
-
-/** A stored headers column that is not a JSON object of strings sends none (the attempt is still made). Both engines' stores. */
-export function storedHeaders(text: string): Record<string, string> {
-  try {
-    const parsed: unknown = JSON.parse(text)
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, string>
-  } catch { /* fall through */ }
-  return {}
 }
 
 /**

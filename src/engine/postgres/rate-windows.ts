@@ -1,47 +1,5 @@
-import type { Db } from '../db/connect.ts'
-
-const HOUR_MS = 3_600_000
-
-export interface RateDecision {
-  allowed: boolean
-  limit: number
-  remaining: number
-  /** Unix epoch seconds when the window resets. */
-  reset: number
-  retryAfter: number
-}
-
-export interface Limiter {
-  /** Counts one request of `keyId` in the current hour. */
-  hit(keyId: string, limit: number, nowMs: number, tenantId: string): RateDecision | Promise<RateDecision>
-}
-
-/**
- * Fixed one-hour windows per API key, counted in memory: on SQLite one `serve` process owns the
- * counters (a restart starts fresh windows: docs/decisions/0010-rate-limit-windows.md).
- */
-export class RateLimiter implements Limiter {
-  #windows = new Map<string, { window: number; count: number }>()
-  #sweptWindow = 0
-
-  hit(keyId: string, limit: number, nowMs: number): RateDecision {
-    const window = Math.floor(nowMs / HOUR_MS)
-    if (window !== this.#sweptWindow) this.#sweep(window)
-    let w = this.#windows.get(keyId)
-    if (!w || w.window !== window) {
-      w = { window, count: 0 }
-      this.#windows.set(keyId, w)
-    }
-    const allowed = w.count < limit
-    if (allowed) w.count++
-    return _decision(allowed, limit, w.count, window, nowMs)
-  }
-
-  #sweep(window: number): void {
-    for (const [k, w] of this.#windows) if (w.window !== window) this.#windows.delete(k)
-    this.#sweptWindow = window
-  }
-}
+import type { Db } from '../../db/connect.ts'
+import { HOUR_MS, rateDecision, type Limiter, type RateDecision } from '../../lib/rate-window.ts'
 
 /**
  * The same windows counted in the database (table rate_windows), for several `serve` processes
@@ -65,10 +23,10 @@ export class SharedRateLimiter implements Limiter {
   #sweptHour = 0
   #idleTimer: ReturnType<typeof setTimeout> | null = null
 
-  private readonly db: Db
+  #db: Db
 
   constructor(db: Db) {
-    this.db = db
+    this.#db = db
   }
 
   hit(keyId: string, limit: number, nowMs: number, tenantId: string): RateDecision | Promise<RateDecision> {
@@ -84,7 +42,7 @@ export class SharedRateLimiter implements Limiter {
   #take(r: _Reserve, limit: number, nowMs: number): RateDecision {
     r.held--
     r.usedAt = performance.now()
-    return _decision(true, limit, Math.min(limit, r.shared - r.held), r.hour, nowMs)
+    return rateDecision(true, limit, Math.min(limit, r.shared - r.held), r.hour, nowMs)
   }
 
   async #reserveThenTake(r: _Reserve, keyId: string, tenantId: string, limit: number, nowMs: number): Promise<RateDecision> {
@@ -111,14 +69,14 @@ export class SharedRateLimiter implements Limiter {
         }
       }).finally(() => (r.reserving = null))
       await r.reserving
-      if (refused) return _decision(false, limit, limit, r.hour, nowMs)
-      return _decision(true, limit, Math.min(limit, r.shared - r.held), r.hour, nowMs)
+      if (refused) return rateDecision(false, limit, limit, r.hour, nowMs)
+      return rateDecision(true, limit, Math.min(limit, r.shared - r.held), r.hour, nowMs)
     }
   }
 
   /** Adds `n` to the key's shared count for the hour; the count after. */
   async #reserve(keyId: string, tenantId: string, hour: number, n: number): Promise<number> {
-    const row = await this.db.insertInto('rate_windows').values({ key_id: keyId, tenant_id: tenantId, hour, count: n })
+    const row = await this.#db.insertInto('rate_windows').values({ key_id: keyId, tenant_id: tenantId, hour, count: n })
       .onConflict((oc) => oc.columns(['key_id', 'hour']).doUpdateSet((eb) => ({ count: eb('rate_windows.count', '+', n) })))
       .returning('count').executeTakeFirstOrThrow()
     return row.count
@@ -140,7 +98,7 @@ export class SharedRateLimiter implements Limiter {
     r.held = 0
     r.shared -= n
     r.block = 0 // the next reservation starts small again
-    await this.db.updateTable('rate_windows').set((eb) => ({ count: eb('count', '-', n) }))
+    await this.#db.updateTable('rate_windows').set((eb) => ({ count: eb('count', '-', n) }))
       .where('key_id', '=', r.keyId).where('hour', '=', r.hour).execute()
       .catch(() => {}) // left counted as used: refusing early, never allowing more
   }
@@ -159,7 +117,7 @@ export class SharedRateLimiter implements Limiter {
 
   /** Windows before the previous hour are no longer read. */
   async prune(nowMs: number): Promise<void> {
-    await this.db.deleteFrom('rate_windows').where('hour', '<', Math.floor(nowMs / HOUR_MS) - 1).execute()
+    await this.#db.deleteFrom('rate_windows').where('hour', '<', Math.floor(nowMs / HOUR_MS) - 1).execute()
   }
 }
 
@@ -181,15 +139,4 @@ interface _Reserve {
   /** performance.now() of the last unit taken (a real clock: idleness is real time, whatever the app's clock says). */
   usedAt: number
   reserving: Promise<void> | null
-}
-
-function _decision(allowed: boolean, limit: number, used: number, window: number, nowMs: number): RateDecision {
-  const resetMs = (window + 1) * HOUR_MS
-  return {
-    allowed,
-    limit,
-    remaining: Math.max(0, limit - used),
-    reset: Math.ceil(resetMs / 1000),
-    retryAfter: Math.max(1, Math.ceil((resetMs - nowMs) / 1000)),
-  }
 }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
-import { classify, type DbState } from './inspect.ts'
-import type { MigrateObserver, MigrationStatus } from './migrate.ts'
-import { loadMigrationFiles, type MigrationFile } from './migration-files.ts'
-import type { Database } from './schema.ts'
+import { classify, type DbState } from '../../db/inspect.ts'
+import type { MigrateObserver, MigrationStatus } from '../../db/migrate.ts'
+import { loadMigrationFiles, type MigrationFile } from '../../db/migration-files.ts'
+import type { Database } from '../../db/schema.ts'
 
 // Migrations on PostgreSQL: the files of migrations/postgres/, each applied in one transaction
 // with its schema_migrations row, all under one advisory lock, so that several `serve`

@@ -1,15 +1,15 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import { ClaimFailed, READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../delivery/port.ts'
-import { statsDeltas, type StatsDelta } from './attempt-stats.ts'
-import { deliveryDbOf } from './connect.ts'
-import { DROP_BATCH, dropQueue, pgDropBatch } from './drop-queue.ts'
-import { rerunRetryable } from './pg-common.ts'
-import { attemptTrigger } from '../delivery/rules/attempt.ts'
-import { endpointHealth } from '../delivery/rules/health.ts'
-import { storedHeaders } from './delivery-store.ts'
-import type { Database } from './schema.ts'
+import { ClaimFailed, READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../../delivery/port.ts'
+import { statsDeltas, type StatsDelta } from '../../db/attempt-stats.ts'
+import { DROP_BATCH } from '../../db/drop-queue.ts'
+import { rerunRetryable } from '../../db/pg-common.ts'
+import { storedHeaders } from '../../delivery/stored-headers.ts'
+import type { Database } from '../../db/schema.ts'
+import { dropQueue, pgDropBatch } from './drop-queue.ts'
+import { attemptTrigger } from '../../delivery/rules/attempt.ts'
+import { endpointHealth } from '../../delivery/rules/health.ts'
 
 /**
  * The delivery worker's store on PostgreSQL, for any number of `serve` processes on one
@@ -25,9 +25,8 @@ const CHANNEL = 'travelops_work'
 type Db = Kysely<Database>
 type Tx = Transaction<Database>
 
-export function pgDeliveryStore(opened: Db, url: string, health: HealthPolicy = { disableAfterMs: 0 }): DeliveryStore & { announce(): void } {
-  // Connections of the engine's own, planned with DELIVERY_PLANNER (db/connect.ts).
-  const db = deliveryDbOf(opened)
+export function pgDeliveryStore(db: Db, url: string, health: HealthPolicy = { disableAfterMs: 0 }): DeliveryStore & { announce(): void } {
+  // `db`: the engine's delivery pool, planned with DELIVERY_PLANNER (engine.ts).
   let announcing = false
   // Signs this store's announcements: they are for the other processes (this one's worker
   // already knows what it could not take), so hearing its own NOTIFY would only cost a cycle.
@@ -46,7 +45,7 @@ export function pgDeliveryStore(opened: Db, url: string, health: HealthPolicy = 
         where locked_by = ${owner} and id = any(${ids}) for update skip locked))`.execute(db)
     },
     release: (ids, owner) => _release(db, ids, owner),
-    dropQueue: (tenantId, webhookId, stopped) => dropQueue(opened, tenantId, webhookId, stopped),
+    dropQueue: (tenantId, webhookId, stopped) => dropQueue(db, tenantId, webhookId, stopped),
     // One connection of its own, outside the pool, for as long as the worker runs.
     listen: async (wake) => {
       const client = new pg.Client({ connectionString: url, application_name: 'travelops listen' })

@@ -1,0 +1,99 @@
+import type { SelectQueryBuilder } from 'kysely'
+import type { Db } from '../db/connect.ts'
+import type { UnstorableRow } from '../db/copy.ts'
+import type { MigrateObserver, MigrationStatus } from '../db/migrate.ts'
+import type { Database } from '../db/schema.ts'
+import type { Tx, TxScope } from '../db/tx.ts'
+import type { OutboxEvent, Written } from '../delivery/fan-out.ts'
+import type { DeliveryStore, HealthPolicy, Lease } from '../delivery/port.ts'
+import type { Limiter } from '../lib/rate-window.ts'
+import type { Logger } from '../lib/logger.ts'
+
+/**
+ * The database engine: everything that differs between SQLite and PostgreSQL, behind one object
+ * that `openDatabase()` (engine/open.ts) builds with the adapter of the database `--db` names
+ * (engine/sqlite/, engine/postgres/) and that AppDeps carries. Code outside src/engine/ calls
+ * it and never asks which database it runs on (test/unit/engine-branches.test.ts).
+ */
+export interface Engine {
+  /** Which database, for log lines and messages only: nothing branches on it. */
+  readonly name: 'sqlite' | 'postgres'
+  /** `--db` as messages and logs may show it (a URL's password hidden). */
+  readonly shown: string
+  /** kysely on the database: the API's connection or pool. */
+  readonly db: Db
+
+  /**
+   * One write transaction; hooks registered inside run once it has committed (db/tx.ts has the
+   * rules `fn` follows). SQLite: group commit, BEGIN IMMEDIATE. PostgreSQL: SERIALIZABLE, run
+   * again on a serialization failure.
+   */
+  withTx<T>(fn: (scope: TxScope) => Promise<T>): Promise<T>
+  /** The next value of a per-tenant sequence (order and invoice numbers), for the transaction `tx` (db/counters.ts). */
+  nextCounter(tx: Tx, tenantId: string, name: string): Promise<number>
+
+  /** The outbox writer: an event and one delivery per subscription that wants it, in the caller's transaction (delivery/fan-out.ts). */
+  writeEvent(tx: Tx, event: OutboxEvent, lease?: Lease | null): Promise<Written>
+  /** The delivery worker's store (delivery/port.ts), with the endpoint-health policy of this serve. */
+  deliveryStore(health?: HealthPolicy): DeliveryStore
+  /** Drops the queue of a subscription no longer active, in bounded statements (db/drop-queue.ts). */
+  dropQueue(tenantId: string, webhookId: string, stopped?: () => boolean): Promise<void>
+  /** How many deliveries are queued (`/metrics`), in bounded steps where the count would hold the database. */
+  countQueued(slice?: number): Promise<number>
+  /** The earliest due time of any queued delivery, or null (`/metrics`). */
+  earliestDue(chunk?: number): Promise<string | null>
+
+  /**
+   * Retention: the read of the rows a prune step deletes, locked against the writers beside it
+   * and skipping those they hold (PostgreSQL); as it is where one writer runs at a time (SQLite).
+   */
+  lockedForPrune<O>(q: SelectQueryBuilder<Database, 'deliveries', O>): SelectQueryBuilder<Database, 'deliveries', O>
+
+  /**
+   * A value that changes whenever API keys may have changed (this process's or another's
+   * writes); the key cache (http/auth.ts) is trusted while it stays the same. null: nothing may
+   * be cached.
+   */
+  keysVersion(): string | null
+  /** A write to api_keys (other than a `last_used_at` touch), announced to every process's key cache. `db` may be a transaction. */
+  keysWrite<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T>
+
+  /**
+   * What a database error says of a race between writers, for a 409 instead of a 500: `unique`,
+   * two writers reached the same unique key; `concurrent`, a transaction kept losing to others
+   * (withTx() gave up running it again). undefined: any other error.
+   */
+  conflictOf(err: unknown): 'unique' | 'concurrent' | undefined
+
+  /** The database answers (GET /health), without queueing behind the requests' queries. */
+  ping(): Promise<void>
+  /** The API keys' hourly windows: in memory for one process, or shared by every process in the database. */
+  rateLimiter(): Limiter & { close(): Promise<void> }
+  /** Removes rate windows of past hours that the database keeps (none where they live in memory). */
+  pruneRateWindows(nowMs: number): Promise<void>
+
+  /** Records where this serve listens (`dashboard link`); the function returned forgets it when serve stops. */
+  recordServeUrl(serveId: string, url: string, now: Date): Promise<() => Promise<void>>
+  /** The address of the newest running serve of this database, or undefined. */
+  runningServeUrl(): Promise<string | undefined>
+
+  /** Applies pending migrations; the names applied. */
+  migrate(observer?: MigrateObserver): Promise<string[]>
+  /** Every migration and whether it is applied. */
+  migrationStatus(): Promise<MigrationStatus[]>
+
+  /**
+   * Background work serve runs beside the engine (SQLite's WAL checkpoints), and `room()`, which
+   * bulk deletes wait on so that they never outrun it.
+   */
+  startBackground(logger: Logger): { room?: () => Promise<void>; stop(): Promise<void> }
+
+  /** `db copy`: runs `fn` with every read seeing one snapshot of this (source) database. */
+  snapshot<T>(fn: (db: Db) => Promise<T>): Promise<T>
+  /** `db copy`: the first row of this (source) database that PostgreSQL could not store, if any. */
+  findUnstorable(): Promise<UnstorableRow | undefined>
+  /** `db copy`: whether this (target) database refuses U+0000 in text. */
+  readonly refusesNul: boolean
+
+  close(): Promise<void>
+}
