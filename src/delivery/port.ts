@@ -1,7 +1,7 @@
 /**
  * The delivery worker's port: everything it needs of a database, and nothing else. The worker
- * (worker.ts) decides what to send and when; a store keeps the queue. SQLite's store is
- * db/delivery-store.ts; another engine implements the same interface.
+ * (worker.ts) decides what to send and when; a store keeps the queue. Each engine's adapter
+ * builds one (Engine.deliveryStore(): engine/sqlite/delivery-store.ts, engine/postgres/delivery-store.ts).
  *
  * Leases. A claimed delivery carries `locked_by` (the worker's owner id) and `locked_until`.
  * Nobody else claims it before `locked_until`; the holder renews its leases while attempts are

@@ -32,7 +32,7 @@ export type Recorded = Pick<Outcome, 'at' | 'responseCode' | 'delivered' | 'next
  * at the automatic schedule (or not queued). A subscription no longer active gets nothing queued
  * (its queue was dropped when it stopped being active).
  *
- * The stores apply this in SQL, set-based (db/delivery-store.ts, db/pg-delivery-store.ts);
+ * The stores apply this in SQL, set-based (engine/sqlite/delivery-store.ts, engine/postgres/delivery-store.ts);
  * test/db/delivery-rules-agree.test.ts checks both against this function.
  */
 export function afterAttempt(row: QueueState, o: Recorded, active: boolean): QueueState {

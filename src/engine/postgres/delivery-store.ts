@@ -304,7 +304,7 @@ function _addStats(recorded: StatsDelta[]) {
 }
 
 /**
- * As on SQLite (db/delivery-store.ts): the attempt row, then the queue state if the lease is still
+ * As on SQLite (engine/sqlite/delivery-store.ts): the attempt row, then the queue state if the lease is still
  * held, by the rule afterAttempt() (delivery/rules/queue-state.ts), as _recordDelivered() does;
  * test/db/delivery-rules-agree.test.ts holds both statements to it.
  */
@@ -315,7 +315,7 @@ async function _record(tx: Tx, o: Outcome): Promise<boolean> {
     from deliveries where id = ${j.id}`.execute(tx)
   if (Number(inserted.numAffectedRows ?? 0) === 0) return false
   const state = o.delivered ? sql`status = 'delivered', delivered_at = ${o.at},` : sql`status = 'failed',`
-  // Nothing queued for a subscription that stopped being active meanwhile (see db/delivery-store.ts).
+  // Nothing queued for a subscription that stopped being active meanwhile (see engine/sqlite/delivery-store.ts).
   const held = await sql`update deliveries d set ${state} attempts = d.attempts + 1, retries = ${o.retries}, response_code = ${o.responseCode},
     last_attempt_at = ${o.at}, next_retry_at = case when w.active = 1 then ${o.nextRetryAt} end,
     due_at = case when w.active <> 1 then null when d.manual > ${j.manual} then ${o.at} else ${o.nextRetryAt} end,
