@@ -64,6 +64,13 @@ export interface Engine {
    * (withTx() gave up running it again). undefined: any other error.
    */
   conflictOf(err: unknown): 'unique' | 'concurrent' | undefined
+  /**
+   * Runs `run`, one statement outside any transaction, and runs it again while the database ends
+   * it as the loser of a race that running it again resolves (PostgreSQL: a deadlock's victim,
+   * when the statement takes its rows in another order than a writer beside it; at most 5 tries).
+   * Once where one writer runs at a time (SQLite). `run` must leave nothing behind when it fails.
+   */
+  rerunOnConflict<T>(run: () => Promise<T>): Promise<T>
 
   /** The database answers (GET /health), without queueing behind the requests' queries. */
   ping(): Promise<void>

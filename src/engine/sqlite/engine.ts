@@ -45,6 +45,7 @@ export function sqliteEngine(o: { db: Db; sqlite: SqliteDatabase; internals: DbI
     // interrupted; inside another caller's open transaction a SELECT changes nothing).
     // One writer at a time, every read-check-write inside one: no race reaches the database.
     conflictOf: () => undefined,
+    rerunOnConflict: (run) => run(),
     ping: async () => void internals.prepare('SELECT 1').get(),
     rateLimiter: () => new RateLimiter(),
     pruneRateWindows: async () => {},
