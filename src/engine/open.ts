@@ -1,5 +1,5 @@
 import type { OpenDb, OpenOptions } from '../db/connect.ts'
-import { isPostgresUrl, redactUrl } from '../db/pg-common.ts'
+import { isPostgresUrl, redactUrl } from './postgres/common.ts'
 
 // The one place that picks an engine's adapter: by what `--db` names, a `postgres://` URL
 // (CONTRACT §10) or a SQLite file. Each adapter is loaded only when chosen, so SQLite loads no
