@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { after, before, describe, test, type TestContext } from 'node:test'
 import type { OpenDb } from '../../src/db/connect.ts'
 import { openDatabase } from '../../src/engine/open.ts'
@@ -27,6 +27,8 @@ export interface Env {
   tenantId: string
   /** The same database opened again: another connection or pool, as another process would see it. Closed with the rest. */
   another(): Promise<OpenDb>
+  /** A new, empty database of the same engine (not migrated): its `--db`. Removed with the rest. */
+  fresh(): Promise<string>
 }
 
 export interface EngineSuite {
@@ -57,12 +59,13 @@ export function eachEngine(title: string, define: (s: EngineSuite) => void): voi
             others.push(o)
             return o
           },
+          fresh: async () => (await _target(name))!,
         }
       })
       after(async () => {
         for (const o of others) await o.close()
         await env?.opened.close()
-        if (env && name === 'sqlite') rmSync(dirname(env.target), { recursive: true, force: true })
+        for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
       })
       define({
         name,
@@ -75,7 +78,14 @@ export function eachEngine(title: string, define: (s: EngineSuite) => void): voi
   }
 }
 
+/** The SQLite files' directories this process made, removed after each describe(). */
+const dirs: string[] = []
+
 async function _target(name: EngineName): Promise<string | undefined> {
-  if (name === 'sqlite') return join(mkdtempSync(join(tmpdir(), 'travelops-engine-')), 'engine.db')
+  if (name === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'travelops-engine-'))
+    dirs.push(dir)
+    return join(dir, 'engine.db')
+  }
   return process.env.TRAVELOPS_TEST_PG_URL || process.env.TRAVELOPS_REQUIRE_PG === '1' ? newPgDatabase() : undefined
 }
