@@ -3,9 +3,9 @@ import {
   type DatabaseConnection, type Driver, type SqliteDatabase as KyselySqlite, type SqliteStatement,
 } from 'kysely'
 import type { Database } from './schema.ts'
-import type { SqliteDatabase } from './sqlite.ts'
+import type { SqliteDatabase } from '../engine/sqlite/sqlite.ts'
 import type { Engine } from '../engine/port.ts'
-import type { MigrateObserver } from './migrate.ts'
+import type { MigrateObserver } from '../engine/port.ts'
 
 export type Db = Kysely<Database>
 

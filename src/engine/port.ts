@@ -1,7 +1,6 @@
 import type { SelectQueryBuilder } from 'kysely'
 import type { Db } from '../db/connect.ts'
 import type { UnstorableRow } from '../db/copy.ts'
-import type { MigrateObserver, MigrationStatus } from '../db/migrate.ts'
 import type { Database } from '../db/schema.ts'
 import type { Tx, TxScope } from '../db/tx.ts'
 import type { OutboxEvent, Written } from '../delivery/fan-out.ts'
@@ -103,4 +102,17 @@ export interface Engine {
   readonly refusesNul: boolean
 
   close(): Promise<void>
+}
+
+/** A migration and when it was applied (null: pending). */
+export interface MigrationStatus {
+  name: string
+  checksum: string
+  applied_at: string | null
+}
+
+export interface MigrateObserver {
+  /** Called before each pending migration is applied, and after it with the milliseconds it took. */
+  start?(name: string, index: number, count: number): void
+  end?(name: string, ms: number): void
 }

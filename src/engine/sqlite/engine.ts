@@ -1,9 +1,9 @@
 import type { Db, DbInternals } from '../../db/connect.ts'
 import { nextCounter } from '../../db/counters.ts'
-import { migrate, migrationStatus } from '../../db/migrate.ts'
+import { migrate, migrationStatus } from './migrate.ts'
 import { earliestDue } from '../../db/queue-gauges.ts'
 import { recordUrlOnLock, runningServeUrl } from '../../db/serve-record.ts'
-import type { SqliteDatabase } from '../../db/sqlite.ts'
+import type { SqliteDatabase } from './sqlite.ts'
 import { RateLimiter } from '../../lib/rate-window.ts'
 import type { Engine } from '../port.ts'
 import { startCheckpointer } from './checkpointer.ts'
@@ -16,7 +16,7 @@ import { countQueued } from './queue-count.ts'
 
 /**
  * The SQLite adapter of the engine port (engine/port.ts): one file, one connection, one `serve`
- * (db/process-lock.ts). One writer at a time, so transactions are grouped per event-loop turn
+ * (process-lock.ts). One writer at a time, so transactions are grouped per event-loop turn
  * and nothing needs a lock beyond BEGIN IMMEDIATE; rate windows live in this process's memory;
  * WAL checkpoints run beside the event loop.
  */
