@@ -19,14 +19,22 @@ const insertKey = (db: Db, tenantId: string) => db.insertInto('api_keys').values
   rate_limit: null, created_at: new Date().toISOString(), expires_at: null, revoked_at: null, last_used_at: null,
 }).returning('id').executeTakeFirstOrThrow()
 
-/** keysVersion() once the engine can tell (PostgreSQL: once its LISTEN connection listens; null until then: nothing is cached). */
-async function versionOf(engine: Engine): Promise<string> {
+/**
+ * Waits for `ready()` (an event of another connection: PostgreSQL's LISTEN), polling; fails
+ * after 10 s so that a watch that never hears anything fails the test instead of hanging it.
+ */
+async function until<T>(what: string, ready: () => T | null | false): Promise<T> {
+  const deadline = Date.now() + 10_000
   for (;;) {
-    const v = engine.keysVersion()
-    if (v !== null) return v
+    const v = ready()
+    if (v !== null && v !== false) return v
+    if (Date.now() > deadline) throw new Error(`still waiting for ${what} after 10 s`)
     await new Promise((r) => setTimeout(r, 5))
   }
 }
+
+/** keysVersion() once the engine can tell (PostgreSQL: once its LISTEN connection listens; null until then: nothing is cached). */
+const versionOf = (engine: Engine) => until('keysVersion() to be known', () => engine.keysVersion())
 
 eachEngine('the key-change watch: keysVersion(), keysWrite()', (s) => {
   s.test('a key written through keysWrite() changes the version once committed, outside a transaction or inside one', async (env) => {
@@ -52,7 +60,7 @@ eachEngine('the key-change watch: keysVersion(), keysWrite()', (s) => {
       const v0 = await versionOf(env.engine)
       const other = await env.another()
       await other.engine.keysWrite(other.db, (db) => insertKey(db, env.tenantId))
-      while ((await versionOf(env.engine)) === v0) await new Promise((r) => setTimeout(r, 5))
+      await until('the other process\'s key write to be heard', () => env.engine.keysVersion() !== v0 && env.engine.keysVersion() !== null)
     })
   }
 })

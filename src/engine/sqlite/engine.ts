@@ -40,12 +40,12 @@ export function sqliteEngine(o: { db: Db; sqlite: SqliteDatabase; internals: DbI
     keysVersion: () => internals.keysVersion(),
     // TEMP triggers count the write (db/connect.ts).
     keysWrite: (d, fn) => fn(d),
-    // On the connection at once, not in the serialising driver's queue: a liveness check must not
-    // wait behind every request queued there (a statement runs whole in one turn, so nothing is
-    // interrupted; inside another caller's open transaction a SELECT changes nothing).
     // One writer at a time, every read-check-write inside one: no race reaches the database.
     conflictOf: () => undefined,
     rerunOnConflict: (run) => run(),
+    // On the connection at once, not in the serialising driver's queue: a liveness check must not
+    // wait behind every request queued there (a statement runs whole in one turn, so nothing is
+    // interrupted; inside another caller's open transaction a SELECT changes nothing).
     ping: async () => void internals.prepare('SELECT 1').get(),
     rateLimiter: () => new RateLimiter(),
     pruneRateWindows: async () => {},
