@@ -3,7 +3,7 @@ import type { DashboardSessionRow } from '../../db/schema.ts'
 import { forbidden, notFound, unauthenticated } from '../../http/errors.ts'
 import { toPage, type Page } from '../../http/pagination.ts'
 import { LINK_LIFETIME, parseDuration } from '../../lib/duration.ts'
-import { createTenant, findTenant } from '../tenants/service.ts'
+import { createTenant, findTenant } from '../tenants/index.ts'
 import type { SessionInfo, TenantSummary } from './schema.ts'
 import { endSession, issueLink, linkUrl, LINK_TTL_MS, redeemLink, SESSION_COOKIE, SESSION_TTL_MS } from './sessions.ts'
 

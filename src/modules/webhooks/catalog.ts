@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import type { TenantContext } from '../../context.ts'
 import type { RouteDef } from '../../http/define-route.ts'
 import { EVENT_NAMES, type EventName } from '../../events/catalog.ts'
-import { exampleData } from '../../events/examples.ts'
+import { exampleData } from './event-examples.ts'
 import { countReplayable, replayDeliveries as replay } from '../../delivery/requeue.ts'
 import { validationFailed } from '../../http/errors.ts'
 import { IdRef, TimestampQuery } from '../../modules/fields.ts'
@@ -40,12 +40,14 @@ export type EventType = v.InferOutput<typeof EventTypeView>
 
 let _emitters: Map<string, string[]> | undefined
 
-/** GET /v1/webhooks/event-types: the catalog with an example body per event, addressed to the caller's tenant. */
-export async function listEventTypes(ctx: TenantContext): Promise<EventType[]> {
+/**
+ * GET /v1/webhooks/event-types: the catalog with an example body per event, addressed to the
+ * caller's tenant. `routes`: every route of the API (src/routes.ts gives them), whose `events` say what emits each.
+ */
+export async function listEventTypes(ctx: TenantContext, routes: readonly RouteDef[]): Promise<EventType[]> {
   if (!_emitters) {
-    const { allRoutes } = await import('../../routes.ts')
     _emitters = new Map()
-    for (const r of allRoutes(ctx) as RouteDef[]) for (const e of r.events ?? []) _emitters.set(e, [...(_emitters.get(e) ?? []), `${r.method} ${r.path}`])
+    for (const r of routes) for (const e of r.events ?? []) _emitters.set(e, [...(_emitters.get(e) ?? []), `${r.method} ${r.path}`])
   }
   const at = ctx.clock.now().toISOString()
   return EVENT_NAMES.map((name) => ({

@@ -10,7 +10,8 @@ const read = { resource: 'webhooks', action: 'read' } as const
 const write = { resource: 'webhooks', action: 'write' } as const
 const tag = 'Webhooks'
 
-export const webhookRoutes: RouteDef[] = [
+/** The module's routes; `all` gives every route of the API, which the event catalog lists as what emits each event. */
+export const webhookRoutes = (all: () => readonly RouteDef[]): RouteDef[] => [
   defineRoute({
     method: 'GET', path: '/v1/webhooks', scope: read, tag, summary: 'List webhook subscriptions', list: true,
     response: WebhookView,
@@ -36,7 +37,7 @@ export const webhookRoutes: RouteDef[] = [
     method: 'GET', path: '/v1/webhooks/event-types', scope: read, tag, summary: 'The event catalog: the 14 events, what emits each, an example body',
     description: 'Every event a subscription can ask for, with what emits it (in words and as the API routes that may) and an example body exactly as a receiver gets it.',
     response: v.array(EventTypeView),
-    handler: ({ ctx }) => listEventTypes(ctx),
+    handler: ({ ctx }) => listEventTypes(ctx, all()),
   }),
   defineRoute({
     method: 'POST', path: '/v1/webhooks/deliveries/replay', scope: write, tag, summary: 'Queue a new attempt of a subscription\'s finished deliveries',
