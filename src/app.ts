@@ -7,7 +7,7 @@ import { serveDashboard } from './dashboard/serve.ts'
 import { serveDocs } from './docs/serve.ts'
 import { rootIndex } from './http/root-index.ts'
 import type { Method, RouteDef } from './http/define-route.ts'
-import { ApiError, badRequest, forbidden, notFound } from './http/errors.ts'
+import { ApiError, asApiError, badRequest, forbidden, notFound } from './http/errors.ts'
 import { isRetryable, isUniqueViolation } from './db/pg-common.ts'
 import { errorJson, executeRoute, type Executed } from './http/execute.ts'
 import { RateLimiter, SharedRateLimiter, type Limiter, type RateDecision } from './http/rate-limit.ts'
@@ -215,7 +215,8 @@ function _apply(decision: RateDecision, state: RequestState): void {
 
 function _errorOut(err: unknown, state: RequestState, deps: AppDeps, event: H3Event): Out {
   let apiError: ApiError
-  if (err instanceof ApiError) apiError = err
+  const expected = asApiError(err)
+  if (expected) apiError = expected
   else if (_status(err) === 400) apiError = new ApiError(400, 'bad_request', 'Malformed request URL')
   // Two writers raced past a check to the same unique key (a slug, a product code, an
   // idempotency key) or kept conflicting (PostgreSQL, several processes): the loser is told so.

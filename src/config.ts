@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { DISABLE_AFTER, durationError, parseDuration, RETENTION, type DurationRange } from './lib/duration.ts'
-import { LOG_LEVELS, type LogLevel } from './lib/logger.ts'
+import { LOG_LEVELS } from './lib/logger.ts'
 import { DEFAULT_CONFIG, type Config } from './config-defaults.ts'
 
 export { DEFAULT_CONFIG, type Config }

@@ -1,4 +1,5 @@
 import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.ts'
+import { toPage } from '../../http/pagination.ts'
 import * as deliveries from './deliveries.ts'
 import { CreatedWebhookView, CreateWebhookBody, DeliveryDetailView, TestEventBody, DeliveryView, ListDeliveriesQuery, UpdateWebhookBody, WEBHOOK_READ_ONLY, WebhookView } from './schema.ts'
 import * as webhooks from './service.ts'
@@ -15,7 +16,7 @@ export const webhookRoutes = (all: () => readonly RouteDef[]): RouteDef[] => [
   defineRoute({
     method: 'GET', path: '/v1/webhooks', scope: read, tag, summary: 'List webhook subscriptions', list: true,
     response: WebhookView,
-    handler: ({ ctx, query }) => webhooks.listWebhooks(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await webhooks.listWebhooks(ctx, query), query.limit, webhooks.toWebhook, webhooks.webhookJson),
   }),
   defineRoute({
     method: 'POST', path: '/v1/webhooks', scope: write, tag, summary: 'Create a webhook subscription', status: 201,
@@ -51,7 +52,7 @@ export const webhookRoutes = (all: () => readonly RouteDef[]): RouteDef[] => [
     method: 'GET', path: '/v1/webhooks/deliveries', scope: read, tag, summary: 'List delivery records, newest first', list: true,
     query: ListDeliveriesQuery,
     response: DeliveryView,
-    handler: ({ ctx, query }) => deliveries.listDeliveries(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await deliveries.listDeliveries(ctx, query), query.limit, deliveries.toDelivery, deliveries.deliveryJson),
   }),
   defineRoute({
     method: 'GET', path: '/v1/webhooks/deliveries/:id', scope: read, tag, summary: 'Read a delivery with its payload and every attempt',
