@@ -11,8 +11,11 @@ export interface ErrorDetail {
 
 /** An expected failure of a service. */
 export class DomainError extends Error {
-  constructor(message: string, readonly details?: ErrorDetail[]) {
+  readonly details?: ErrorDetail[]
+
+  constructor(message: string, details?: ErrorDetail[]) {
     super(message)
+    this.details = details
   }
 }
 
