@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
-import type { Db, OpenDb } from './connect.ts'
-import type { Database } from './schema.ts'
+import type { Db, OpenDb } from '../db/connect.ts'
+import type { Database } from '../db/schema.ts'
 
 // `travelops db copy` (CONTRACT §10): every row of one travelops database into another, empty
 // one, either engine to either engine. The source is read in one snapshot (a read transaction

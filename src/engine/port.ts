@@ -1,6 +1,6 @@
 import type { SelectQueryBuilder } from 'kysely'
 import type { Db } from '../db/connect.ts'
-import type { UnstorableRow } from '../db/copy.ts'
+import type { UnstorableRow } from './copy.ts'
 import type { MigrateObserver, MigrationStatus } from '../db/migrate.ts'
 import type { Database } from '../db/schema.ts'
 import type { Tx, TxScope } from '../db/tx.ts'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { PRUNE_BATCH, pruneStep, startPruner, type EventCursor } from '../../src/db/retention.ts'
+import { PRUNE_BATCH, pruneStep, startPruner, type EventCursor } from '../../src/engine/retention.ts'
 import { systemClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import type { OpenDb } from '../../src/db/connect.ts'

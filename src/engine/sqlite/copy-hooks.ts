@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/connect.ts'
-import { COPIED_TABLES, UnstorableRow } from '../../db/copy.ts'
+import { COPIED_TABLES, UnstorableRow } from '../copy.ts'
 
 // `db copy`'s hooks for a SQLite source (db/copy.ts).
 

@@ -4,7 +4,7 @@ import { EVENT_NAMES, type EventName } from '../../events/catalog.ts'
 import { exampleData } from './event-examples.ts'
 import { countReplayable, replayDeliveries as replay } from '../../delivery/requeue.ts'
 import { InvalidError } from '../../lib/errors.ts'
-import { IdRef, TimestampQuery } from '../../modules/fields.ts'
+import { IdRef, TimestampQuery } from '../fields.ts'
 import * as repo from './repo.ts'
 
 /** What emits each event, in words; the routes that do are listed from their definitions. */
