@@ -4,24 +4,9 @@ import {
 } from 'kysely'
 import type { Database } from './schema.ts'
 import type { SqliteDatabase } from './sqlite.ts'
-import type { Engine } from '../engine/port.ts'
 import type { MigrateObserver } from './migrate.ts'
 
 export type Db = Kysely<Database>
-
-export interface OpenDb {
-  db: Db
-  /** The database's engine (engine/port.ts): everything that differs between SQLite and PostgreSQL. */
-  engine: Engine
-  /** The SQLite connection (SQLite only). */
-  sqlite?: SqliteDatabase
-  close(): Promise<void>
-}
-
-/** A SQLite database opened by openDb() (engine/sqlite/open.ts): its connection is at hand. */
-export interface OpenSqliteDb extends OpenDb {
-  sqlite: SqliteDatabase
-}
 
 export interface OpenOptions {
   /** serve and migrate: a missing or empty database may be created. */

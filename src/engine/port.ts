@@ -1,6 +1,7 @@
 import type { SelectQueryBuilder } from 'kysely'
 import type { Db } from '../db/connect.ts'
-import type { UnstorableRow } from './copy.ts'
+import type { SqliteDatabase } from '../db/sqlite.ts'
+import type { UnstorableRow } from './unstorable.ts'
 import type { MigrateObserver, MigrationStatus } from '../db/migrate.ts'
 import type { Database } from '../db/schema.ts'
 import type { Tx, TxScope } from '../db/tx.ts'
@@ -96,4 +97,19 @@ export interface Engine {
   readonly refusesNul: boolean
 
   close(): Promise<void>
+}
+
+/** A database opened by openDatabase() (open.ts). */
+export interface OpenDb {
+  db: Db
+  /** The database's engine: everything that differs between SQLite and PostgreSQL. */
+  engine: Engine
+  /** The SQLite connection (SQLite only). */
+  sqlite?: SqliteDatabase
+  close(): Promise<void>
+}
+
+/** A SQLite database opened by openDb() (sqlite/open.ts): its connection is at hand. */
+export interface OpenSqliteDb extends OpenDb {
+  sqlite: SqliteDatabase
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import pg from 'pg'
-import { type OpenDb } from '../../src/db/connect.ts'
+import { type OpenDb } from '../../src/engine/port.ts'
 import { openDatabase } from '../../src/engine/open.ts'
 import { pruneStep } from '../../src/engine/retention.ts'
 import { newId } from '../../src/lib/ids.ts'

@@ -1,4 +1,5 @@
-import { sqliteKysely, type OpenOptions, type OpenSqliteDb } from '../../db/connect.ts'
+import { sqliteKysely, type OpenOptions } from '../../db/connect.ts'
+import { type OpenSqliteDb } from '../port.ts'
 import { assertUsable, inspectSqlite } from '../../db/inspect.ts'
 import { migrate } from '../../db/migrate.ts'
 import { acquireServeLock, assertNoOtherServe } from '../../db/process-lock.ts'

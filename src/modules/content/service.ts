@@ -1,6 +1,7 @@
 import type { TenantContext } from '../../context.ts'
 import type { ContentRow, ContentUpdate } from '../../db/schema.ts'
-import { withTx, type Tx } from '../../db/tx.ts'
+import { type Tx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { ConflictError, NotFoundError } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { changedColumns, parseJson, toMetadataJson } from '../fields.ts'

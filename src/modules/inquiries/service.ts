@@ -1,6 +1,6 @@
 import type { TenantContext } from '../../context.ts'
 import type { InquiryRow, InquiryUpdate } from '../../db/schema.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { emit } from '../../events/emit.ts'
 import { NotFoundError } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'

@@ -1,6 +1,6 @@
 import type { TenantContext } from '../../context.ts'
 import type { InvoiceRow, InvoiceUpdate } from '../../db/schema.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { emit } from '../../events/emit.ts'
 import { ConflictError, InvalidError, NotFoundError } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'

@@ -1,5 +1,5 @@
 import type { KeyBounds, TenantContext } from '../../context.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import type { ApiKeyRow } from '../../db/schema.ts'
 import { tenantTable } from '../../db/tenant-table.ts'
 import { ForbiddenError, InvalidError, NotFoundError } from '../../lib/errors.ts'

@@ -1,6 +1,7 @@
 import type { TenantContext } from '../../context.ts'
 import type { OrderRow, OrderUpdate } from '../../db/schema.ts'
-import { withTx, type TxScope } from '../../db/tx.ts'
+import { type TxScope } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { emit } from '../../events/emit.ts'
 import { ConflictError, InvalidError, NotFoundError, type ErrorDetail } from '../../lib/errors.ts'
 import { Rendered } from '../../lib/rendered.ts'

@@ -1,6 +1,6 @@
 import type { TenantContext } from '../../context.ts'
 import type { SupplierRow, SupplierUpdate } from '../../db/schema.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { NotFoundError } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { jsonString } from '../../lib/json.ts'

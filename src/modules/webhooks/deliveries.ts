@@ -1,7 +1,7 @@
 import type { TenantContext } from '../../context.ts'
 import type { DeliveryAttemptRow } from '../../db/schema.ts'
 import { requeueDeliveries } from '../../delivery/requeue.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import type { EventName } from '../../events/catalog.ts'
 import { emitTest } from '../../events/emit.ts'
 import { exampleData } from './event-examples.ts'

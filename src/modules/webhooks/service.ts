@@ -1,6 +1,6 @@
 import type { TenantContext } from '../../context.ts'
 import type { WebhookRow } from '../../db/schema.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { lookupAll } from '../../delivery/guard-connect.ts'
 import { generateSecret } from '../../delivery/sign.ts'
 import { checkTargetUrl } from '../../delivery/ssrf.ts'
