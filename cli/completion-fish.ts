@@ -1,4 +1,4 @@
-import { commandKey, functionName, type CommandSpec, type ValueSpec } from './completion.ts'
+import { commandKey, functionName, type CommandSpec, type ValueSpec } from './completion-model.ts'
 
 // The fish script of `travelops completion fish`: one `complete` line per command, option and
 // argument with values, each guarded by a condition (`__<name>_at PATH [N]`) that walks the words

@@ -1,4 +1,4 @@
-import { commandKey, flatten, functionName, type CommandSpec, type Shell, type ValueSpec } from './completion.ts'
+import { commandKey, flatten, functionName, type CommandSpec, type Shell, type ValueSpec } from './completion-model.ts'
 import { renderFish } from './completion-fish.ts'
 
 // The three renderers of `travelops completion <shell>`. Each script carries the command tree as

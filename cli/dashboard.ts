@@ -5,7 +5,7 @@ import { CliError, dataCommand, print, withDb } from './util.ts'
 /** Loaded when a dashboard command runs, never for `--help`/`--version`. */
 const _deps = async () => ({
   ...(await import('../src/lib/duration.ts')),
-  ...(await import('../src/modules/dashboard/sessions.ts')),
+  ...(await import('../src/modules/dashboard/index.ts')),
   ...(await import('./short-ids.ts')),
 })
 

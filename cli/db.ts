@@ -27,7 +27,7 @@ export function dbCommand(): Command {
       const to = (await configFrom({ db: opts.to })).db
       if (from === to) throw new CliError('--from and --to name the same database', 2)
       const [{ openDatabase, shownTarget: shown }, { DatabaseRefused }, copy, { progress }] = await Promise.all([
-        import('../src/engine/open.ts'), import('../src/db/inspect.ts'), import('../src/db/copy.ts'), import('./progress.ts'),
+        import('../src/engine/open.ts'), import('../src/db/inspect.ts'), import('../src/engine/copy.ts'), import('./progress.ts'),
       ])
       const open = async (db: string, o: { create?: boolean; migrate?: boolean; allowPending?: boolean }) => {
         try {

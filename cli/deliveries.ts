@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander'
-import type { Delivery, DeliveryDetail } from '../src/modules/webhooks/schema.ts'
+import type { Delivery, DeliveryDetail } from '../src/modules/webhooks/index.ts'
 import { paint, renderTable, relativeTime, statusColour, styleFor, timeCell, type Column } from './format.ts'
 import { CliError, dataCommand, print, tableCommand, withDb } from './util.ts'
 
@@ -10,8 +10,8 @@ const MAX_LIMIT = 1000
 /** Loaded when a deliveries command runs, never for `--help`/`--version`. */
 const _deps = async () => ({
   ...(await import('../src/lib/ids.ts')),
-  ...(await import('../src/modules/webhooks/operator.ts')),
-  ...(await import('../src/modules/tenants/service.ts')),
+  ...(await import('../src/modules/webhooks/index.ts')),
+  ...(await import('../src/modules/tenants/index.ts')),
   ...(await import('../src/delivery/requeue.ts')),
   ...(await import('./short-ids.ts')),
 })

@@ -5,9 +5,9 @@ import { CliError, dataCommand, print, tableCommand, withDb } from './util.ts'
 /** Loaded when a keys command runs, never for `--help`/`--version`. */
 const _deps = async () => ({
   ...(await import('../src/lib/ids.ts')),
-  ...(await import('../src/http/scopes.ts')),
-  ...(await import('../src/modules/keys/service.ts')),
-  ...(await import('../src/modules/tenants/service.ts')),
+  ...(await import('../src/lib/scopes.ts')),
+  ...(await import('../src/modules/keys/index.ts')),
+  ...(await import('../src/modules/tenants/index.ts')),
   ...(await import('./short-ids.ts')),
 })
 

@@ -11,14 +11,14 @@ export function tenantsCommand(): Command {
     .action((opts) => withDb(opts, async ({ db }) => {
       const name = String(opts.name).trim()
       if (!name || name.length > 200) throw new CliError('--name must be 1-200 characters', 2)
-      const { createTenant } = await import('../src/modules/tenants/service.ts')
+      const { createTenant } = await import('../src/modules/tenants/index.ts')
       const tenant = await createTenant(db, name, new Date())
       print(opts, tenant, () => `created tenant ${tenant.id} (${tenant.name})`)
     }))
   tableCommand(cmd.command('list').description('list all tenants'))
     .addHelpText('after', '\nExamples:\n  $ travelops tenants list\n  $ travelops tenants list --json | jq -r \'.[].id\'')
     .action((opts) => withDb(opts, async ({ db }) => {
-      const [{ listTenants }, { shortIds }] = await Promise.all([import('../src/modules/tenants/service.ts'), import('./short-ids.ts')])
+      const [{ listTenants }, { shortIds }] = await Promise.all([import('../src/modules/tenants/index.ts'), import('./short-ids.ts')])
       const tenants = await listTenants(db)
       if (opts.json) return print(opts, tenants, () => '')
       const short = opts.wide ? undefined : await shortIds(db, 'tenants', tenants.map((t) => t.id))

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander'
 import type { Config } from '../src/config.ts'
-import type { OpenDb, OpenOptions } from '../src/db/connect.ts'
+import type { OpenOptions } from '../src/db/connect.ts'
+import type { OpenDb } from '../src/engine/port.ts'
 
 // Only commander and types are imported here at the top: `--version` and `--help` load this
 // file, and everything heavier (valibot, kysely, SQLite, h3) is imported when an action runs.

@@ -1,16 +1,16 @@
 import { H3, type H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import type { AppDeps, TenantContext } from './context.ts'
-import { authenticate, authenticateSession, cookieValue, type Caller } from './http/auth.ts'
-import { SESSION_COOKIE } from './modules/dashboard/sessions.ts'
+import { authenticate, authenticateSession, cookieValue, type Caller } from './auth.ts'
+import { SESSION_COOKIE } from './modules/dashboard/index.ts'
 import { serveDashboard } from './dashboard/serve.ts'
 import { serveDocs } from './docs/serve.ts'
 import { rootIndex } from './http/root-index.ts'
 import type { Method, RouteDef } from './http/define-route.ts'
-import { ApiError, badRequest, forbidden, notFound } from './http/errors.ts'
+import { ApiError, asApiError, badRequest, forbidden, notFound } from './http/errors.ts'
 import { errorJson, executeRoute, type Executed } from './http/execute.ts'
 import { RateLimiter, type Limiter, type RateDecision } from './lib/rate-window.ts'
-import { allows, describeScope, tenantScoped } from './http/scopes.ts'
+import { allows, describeScope, tenantScoped } from './lib/scopes.ts'
 import { newId } from './lib/ids.ts'
 import { API_SECURITY_HEADERS as SECURITY_HEADERS } from './http/security-headers.ts'
 import { allRoutes } from './routes.ts'
@@ -215,7 +215,8 @@ function _apply(decision: RateDecision, state: RequestState): void {
 
 function _errorOut(err: unknown, state: RequestState, deps: AppDeps, event: H3Event): Out {
   let apiError: ApiError
-  if (err instanceof ApiError) apiError = err
+  const expected = asApiError(err)
+  if (expected) apiError = expected
   else if (_status(err) === 400) apiError = new ApiError(400, 'bad_request', 'Malformed request URL')
   // Two writers raced past a check to the same unique key (a slug, a product code, an
   // idempotency key) or kept conflicting (several processes): the loser is told so.

@@ -4,8 +4,10 @@ import type { Clock } from './lib/clock.ts'
 import type { Config } from './config.ts'
 import type { Logger } from './lib/logger.ts'
 import type { ResolveAll } from './delivery/guard-connect.ts'
-import type { Metrics } from './http/metrics.ts'
-import type { Job, Lease } from './delivery/port.ts'
+import type { FreshWork } from './delivery/fresh-work.ts'
+import type { Lease } from './delivery/port.ts'
+
+export type { FreshWork }
 
 /** What the process shares: database, clock, configuration, logger, the worker's doorbell. */
 export interface AppDeps {
@@ -33,14 +35,6 @@ export interface AppDeps {
   metrics?: Metrics
 }
 
-/** Deliveries a commit has just queued: one per subscription listed (a subscription may be listed more than once). */
-export interface FreshWork {
-  tenantId: string
-  webhookIds: readonly string[]
-  /** Those deliveries, when they were written under the worker's lease: its jobs, ready to send. */
-  jobs?: readonly Job[]
-}
-
 /** What a request's services get: the shared deps plus the caller's tenant and key. */
 export interface TenantContext extends AppDeps {
   tenantId: string
@@ -62,4 +56,14 @@ export interface KeyBounds {
   scopeList: readonly string[]
   rate_limit: number | null
   expires_at: string | null
+}
+
+/** `--metrics` (CONTRACT §13): what the request log and the delivery worker report; http/metrics.ts createMetrics() builds it. */
+export interface Metrics {
+  /** One answered request; `route` is the matched pattern (`/v1/orders/:id`) or `unmatched`. */
+  request(method: string, route: string, status: number, seconds: number): void
+  /** One finished delivery attempt. */
+  attempt(outcome: 'delivered' | 'failed', seconds: number): void
+  /** The exposition text and its content type. */
+  render(): Promise<{ body: string; contentType: string }>
 }

@@ -12,15 +12,15 @@ import { paymentRoutes } from './modules/payments/index.ts'
 import { productRoutes } from './modules/products/index.ts'
 import { supplierRoutes } from './modules/suppliers/index.ts'
 import { keyRoutes } from './modules/keys/index.ts'
-import { webhookRoutes } from './modules/webhooks/index.ts'
-import { dashboardRoutes } from './modules/dashboard/routes.ts'
+import { EventView, exampleData, webhookRoutes } from './modules/webhooks/index.ts'
+import { dashboardRoutes } from './modules/dashboard/index.ts'
 
 /**
  * Every route of the API. A module adds its routes here and nowhere else; `withOpenApi`
  * appends `GET /v1/openapi.json`, whose document covers the whole list.
  */
 export function allRoutes(_deps: AppDeps): RouteDef[] {
-  return withOpenApi([
+  const all: RouteDef[] = withOpenApi([
     ...systemRoutes,
     ...keyRoutes,
     ...orderRoutes,
@@ -32,7 +32,11 @@ export function allRoutes(_deps: AppDeps): RouteDef[] {
     ...supplierRoutes,
     ...inquiryRoutes,
     ...contentRoutes,
-    ...webhookRoutes,
+    ...webhookRoutes(() => all),
     ...dashboardRoutes,
-  ])
+  ], WEBHOOK_EVENTS)
+  return all
 }
+
+/** The events the OpenAPI document describes under `webhooks`: their schema and example records. */
+export const WEBHOOK_EVENTS = { schema: EventView, example: exampleData }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { del, list, post } from '../api.ts'
 import type { ApiKey, CreatedApiKey } from '../types.ts'
-import { RESOURCES } from '../../src/http/scopes.ts'
+import { RESOURCES } from '../../src/lib/scopes.ts'
 import { Badge, Confirm, Empty, ErrorBox, Loading, PageHead, SecretOnce, Time, useAsync, useSubmit } from '../ui.tsx'
 
 const EXPIRIES = [['', 'Never'], ['30d', '30 days'], ['90d', '90 days'], ['365d', '1 year']] as const

@@ -3,7 +3,7 @@
 // through the services, orders in batched inserts shaped like the services write them).
 import { sql } from 'kysely'
 import pg from 'pg'
-import { type OpenDb } from '../../src/db/connect.ts'
+import { type OpenDb } from '../../src/engine/port.ts'
 import { openDatabase } from '../../src/engine/open.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { createKey } from '../../src/modules/keys/service.ts'

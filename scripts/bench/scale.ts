@@ -4,7 +4,7 @@
 // Rows are shaped like the services write them; ids keep their prefix_UUIDv7 form (the fixed
 // part of one fresh id, then the row number), so they sort by creation as real ids do.
 import { sql } from 'kysely'
-import type { OpenDb, OpenSqliteDb } from '../../src/db/connect.ts'
+import type { OpenDb, OpenSqliteDb } from '../../src/engine/port.ts'
 import { newId, type IdPrefix } from '../../src/lib/ids.ts'
 import { toOrder } from '../../src/modules/orders/index.ts'
 import { pgReserveOrderNumbers } from './pg.ts'

@@ -1,7 +1,7 @@
 // Test data for the benchmark, written straight into the SQLite file by the orchestrator
 // (not through HTTP): tenants and keys through the services, orders, events and deliveries
 // as raw prepared inserts in one transaction, shaped exactly like the services write them.
-import type { OpenSqliteDb as OpenDb } from '../../src/db/connect.ts'
+import type { OpenSqliteDb as OpenDb } from '../../src/engine/port.ts'
 import type { OrderRow } from '../../src/db/schema.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { createKey } from '../../src/modules/keys/service.ts'

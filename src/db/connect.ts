@@ -3,25 +3,13 @@ import {
   type DatabaseConnection, type Driver, type SqliteDatabase as KyselySqlite, type SqliteStatement,
 } from 'kysely'
 import type { Database } from './schema.ts'
-import type { SqliteDatabase } from '../engine/sqlite/sqlite.ts'
-import type { Engine } from '../engine/port.ts'
-import type { MigrateObserver } from '../engine/port.ts'
+import type BetterSqlite from 'better-sqlite3'
+import type { MigrateObserver } from './migration-files.ts'
 
 export type Db = Kysely<Database>
 
-export interface OpenDb {
-  db: Db
-  /** The database's engine (engine/port.ts): everything that differs between SQLite and PostgreSQL. */
-  engine: Engine
-  /** The SQLite connection (SQLite only). */
-  sqlite?: SqliteDatabase
-  close(): Promise<void>
-}
-
-/** A SQLite database opened by openDb() (engine/sqlite/open.ts): its connection is at hand. */
-export interface OpenSqliteDb extends OpenDb {
-  sqlite: SqliteDatabase
-}
+/** SQLite's connection (engine/sqlite/sqlite.ts opens it), on which the statement cache below runs. */
+export type SqliteDatabase = BetterSqlite.Database
 
 export interface OpenOptions {
   /** serve and migrate: a missing or empty database may be created. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { FreshWork } from '../context.ts'
+import type { FreshWork } from './fresh-work.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { SlotLimits } from './plan.ts'

@@ -1,4 +1,5 @@
-import type { OpenDb, OpenOptions } from '../db/connect.ts'
+import type { OpenOptions } from '../db/connect.ts'
+import type { OpenDb } from './port.ts'
 import { isPostgresUrl, redactUrl } from './postgres/common.ts'
 
 // The one place that picks an engine's adapter: by what `--db` names, a `postgres://` URL

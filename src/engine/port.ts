@@ -1,6 +1,7 @@
 import type { SelectQueryBuilder } from 'kysely'
-import type { Db } from '../db/connect.ts'
-import type { UnstorableRow } from '../db/copy.ts'
+import type { Db, SqliteDatabase } from '../db/connect.ts'
+import type { UnstorableRow } from './unstorable.ts'
+import type { MigrateObserver, MigrationStatus } from '../db/migration-files.ts'
 import type { Database } from '../db/schema.ts'
 import type { Tx, TxScope } from '../db/tx.ts'
 import type { OutboxEvent, Written } from '../delivery/fan-out.ts'
@@ -104,15 +105,17 @@ export interface Engine {
   close(): Promise<void>
 }
 
-/** A migration and when it was applied (null: pending). */
-export interface MigrationStatus {
-  name: string
-  checksum: string
-  applied_at: string | null
+/** A database opened by openDatabase() (open.ts). */
+export interface OpenDb {
+  db: Db
+  /** The database's engine: everything that differs between SQLite and PostgreSQL. */
+  engine: Engine
+  /** The SQLite connection (SQLite only). */
+  sqlite?: SqliteDatabase
+  close(): Promise<void>
 }
 
-export interface MigrateObserver {
-  /** Called before each pending migration is applied, and after it with the milliseconds it took. */
-  start?(name: string, index: number, count: number): void
-  end?(name: string, ms: number): void
+/** A SQLite database opened by openDb() (sqlite/open.ts): its connection is at hand. */
+export interface OpenSqliteDb extends OpenDb {
+  sqlite: SqliteDatabase
 }

@@ -1,7 +1,7 @@
 import type { TxScope } from '../db/tx.ts'
 import type { TenantContext } from '../context.ts'
 import { insertDelivery, insertEvent } from '../delivery/fan-out.ts'
-import { Rendered } from '../http/rendered.ts'
+import { Rendered } from '../lib/rendered.ts'
 import { newId } from '../lib/ids.ts'
 import type { EventEnvelope, EventName } from './catalog.ts'
 
@@ -19,7 +19,7 @@ export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventNa
     tenant_id: ctx.tenantId,
     data,
   }
-  // A record already rendered (http/rendered.ts) goes in as its text: the same JSON, not built again.
+  // A record already rendered (lib/rendered.ts) goes in as its text: the same JSON, not built again.
   const payload = data instanceof Rendered
     ? `{"id":"${envelope.id}","event":"${event}","timestamp":"${envelope.timestamp}","tenant_id":"${ctx.tenantId}","data":${data.json}}`
     : JSON.stringify(envelope)

@@ -2,10 +2,10 @@ import * as v from 'valibot'
 import type { TenantContext } from '../context.ts'
 import type { EventName } from '../events/catalog.ts'
 import type { IdPrefix } from '../lib/ids.ts'
-import type { JsonStream } from './json-stream.ts'
+import type { JsonStream } from '../lib/json-stream.ts'
 import { pageQuery, type Page } from './pagination.ts'
-import type { Rendered } from './rendered.ts'
-import type { RouteScope } from './scopes.ts'
+import type { Rendered } from '../lib/rendered.ts'
+import type { RouteScope } from '../lib/scopes.ts'
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 

@@ -1,9 +1,9 @@
 import type { BaseIssue } from 'valibot'
+import {
+  BadInputError, ConflictError, DomainError, ForbiddenError, InvalidError, NotFoundError, UnauthenticatedError, type ErrorDetail,
+} from '../lib/errors.ts'
 
-export interface ErrorDetail {
-  path: string
-  message: string
-}
+export type { ErrorDetail }
 
 /** An expected failure with its HTTP status and contract error code. */
 export class ApiError extends Error {
@@ -28,10 +28,26 @@ export const notFound = (message = 'No such resource') => new ApiError(404, 'not
 export const conflict = (message: string) => new ApiError(409, 'conflict', message)
 
 /** 422 listing every problem; the message names the first. */
-export function validationFailed(details: ErrorDetail[]): ApiError {
-  const first = details[0]
-  const message = first ? `${first.path ? first.path + ': ' : ''}${first.message}` : 'Validation failed'
-  return new ApiError(422, 'validation_failed', details.length > 1 ? `${message} (and ${details.length - 1} more)` : message, details)
+export const validationFailed = (details: ErrorDetail[]): ApiError => asApiError(new InvalidError(details))!
+
+/**
+ * The one map from the services' domain errors (lib/errors.ts) to HTTP: each kind's status and
+ * contract code; the message and details stay as the service wrote them.
+ */
+const _HTTP: readonly (readonly [kind: abstract new (...args: never[]) => DomainError, status: number, code: string])[] = [
+  [NotFoundError, 404, 'not_found'],
+  [ConflictError, 409, 'conflict'],
+  [InvalidError, 422, 'validation_failed'],
+  [BadInputError, 400, 'bad_request'],
+  [ForbiddenError, 403, 'forbidden'],
+  [UnauthenticatedError, 401, 'unauthenticated'],
+]
+
+/** An expected failure as the API answers it: an ApiError as it is, a domain error mapped; undefined for anything else (a fault, a 500). */
+export function asApiError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err
+  if (err instanceof DomainError) for (const [kind, status, code] of _HTTP) if (err instanceof kind) return new ApiError(status, code, err.message, err.details)
+  return undefined
 }
 
 /** `items[1].quantity`, `customer.email`: dots for properties, brackets for indexes. */

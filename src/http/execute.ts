@@ -4,14 +4,14 @@ import type { TenantContext } from '../context.ts'
 import { isId } from '../lib/ids.ts'
 import { parseJson } from '../lib/json.ts'
 import { readJsonBody, unstorableStrings } from './body.ts'
-import { JsonStream } from './json-stream.ts'
+import { JsonStream } from '../lib/json-stream.ts'
 import type { RouteDef, RouteInput } from './define-route.ts'
-import { ApiError, badRequest, issuesToDetails, notFound, validationFailed } from './errors.ts'
+import { asApiError, type ApiError, badRequest, issuesToDetails, notFound, validationFailed } from './errors.ts'
 import { validateBody } from './validate.ts'
 import { assertSameRequest, bodyFingerprint, checkIdempotencyKey, idempotent, type PartsResponse, type StoredResponse } from './idempotency.ts'
 import { ID_PREFIXES, type IdPrefix } from '../lib/ids.ts'
 import { pageJson, pageQueryFor } from './pagination.ts'
-import { Rendered } from './rendered.ts'
+import { Rendered } from '../lib/rendered.ts'
 import { Turns } from './turns.ts'
 
 const _listTurns = new Turns(2)
@@ -73,7 +73,8 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
       if (page.length > _HEAVY_PAGE_BYTES) _heavySince.set(route, Date.now())
       return { status: route.status ?? 200, body: page }
     } catch (err) {
-      if (err instanceof ApiError) return { status: err.status, body: errorJson(err, requestId) }
+      const expected = asApiError(err)
+      if (expected) return { status: expected.status, body: errorJson(expected, requestId) }
       throw err
     } finally {
       give?.()

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto'
 import type { AppDeps } from '../context.ts'
 import { ApiError, badRequest } from './errors.ts'
-import { textStream } from './json-stream.ts'
+import { textStream } from '../lib/json-stream.ts'
 
 const TTL_MS = 24 * 3_600_000
 /** A first request that never finished (process killed) stops blocking its key after this. */

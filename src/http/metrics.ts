@@ -1,20 +1,13 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { Metrics } from '../context.ts'
 import type { Engine } from '../engine/port.ts'
 
 /**
  * `--metrics` (CONTRACT §13): Prometheus text at GET /metrics, names starting with
  * `travelops_`. Labels carry route patterns, methods, statuses and outcomes only — never a
  * tenant, a key or a URL. prom-client is loaded only when metrics are on.
+ * It builds context.ts's Metrics, the shape the shared deps hold.
  */
-export interface Metrics {
-  /** One answered request; `route` is the matched pattern (`/v1/orders/:id`) or `unmatched`. */
-  request(method: string, route: string, status: number, seconds: number): void
-  /** One finished delivery attempt. */
-  attempt(outcome: 'delivered' | 'failed', seconds: number): void
-  /** The exposition text and its content type. */
-  render(): Promise<{ body: string; contentType: string }>
-}
-
 export async function createMetrics(engine: Engine, clock: { now(): Date }): Promise<Metrics> {
   const db = engine.db
   const prom = await import('prom-client')

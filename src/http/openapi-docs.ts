@@ -1,5 +1,5 @@
 import type { RouteDef } from './define-route.ts'
-import { scopeName } from './scopes.ts'
+import { scopeName } from '../lib/scopes.ts'
 
 /**
  * The prose of the OpenAPI document: tag descriptions, `info.license` (no `info.contact`),

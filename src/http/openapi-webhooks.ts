@@ -1,5 +1,4 @@
 import { EVENT_NAMES, type EventName } from '../events/catalog.ts'
-import { exampleData } from '../events/examples.ts'
 import { componentRef, type JsonObject } from './openapi-schema.ts'
 
 /**
@@ -8,11 +7,14 @@ import { componentRef, type JsonObject } from './openapi-schema.ts'
  * headers and the Standard Webhooks headers (§11) — with an example body built from the same
  * example records as test events.
  */
-export function webhooksSection(): Record<string, JsonObject> {
+export function webhooksSection(example: EventExample): Record<string, JsonObject> {
   const out: Record<string, JsonObject> = {}
-  for (const event of EVENT_NAMES) out[event] = { post: _operation(event) }
+  for (const event of EVENT_NAMES) out[event] = { post: _operation(event, example) }
   return out
 }
+
+/** The example record (`data`) of an event addressed to `tenantId` at `at`: the webhooks module's exampleData(). */
+export type EventExample = (event: EventName, tenantId: string, at: string) => unknown
 
 /** Header parameters of every delivery, for `components.parameters`. */
 export const DELIVERY_HEADERS: Record<string, JsonObject> = {
@@ -31,7 +33,7 @@ const _EXAMPLE_TENANT = 'ten_00000000-0000-7000-8000-000000000000'
 const _EXAMPLE_EVENT = 'evt_00000000-0000-7000-8000-000000000000'
 const _EXAMPLE_AT = '2027-05-01T09:30:00.000Z'
 
-function _operation(event: EventName): JsonObject {
+function _operation(event: EventName, exampleData: EventExample): JsonObject {
   const resource = event.split('.')[0]!
   return {
     operationId: `${event.replace(/\.(\w)/, (_, c: string) => c.toUpperCase())}Event`,

@@ -5,18 +5,24 @@ import { exampleOf } from './openapi-examples.ts'
 import { INFO_CONTACT, INFO_LICENSE, operationDescription, SERVERS, TAG_DESCRIPTIONS } from './openapi-docs.ts'
 import { componentRef, ERROR_RESPONSES, namedSchemas, sharedComponents, toComponentSchemas, toQuerySchemas, toSchema, type JsonObject, type NamedSchemas } from './openapi-schema.ts'
 import { pageQuery } from './pagination.ts'
-import { DELIVERY_HEADERS, webhooksSection } from './openapi-webhooks.ts'
-import { describeScope } from './scopes.ts'
+import { DELIVERY_HEADERS, webhooksSection, type EventExample } from './openapi-webhooks.ts'
+import { describeScope } from '../lib/scopes.ts'
+
+/** The events sent to receivers: their body's schema (named Event) and an example record per event. */
+export interface OpenApiEvents {
+  schema: v.GenericSchema
+  example: EventExample
+}
 
 /**
  * The OpenAPI 3.1 document of these routes, generated from the very valibot schemas that
  * validate requests (bodies, query strings, path ids), so it cannot drift from what the API
  * accepts. Every route appears; a route without a `response` schema is shown with a generic
  * object as its `data` (DELETE: `{ id, deleted }`). Response schemas named with `v.title` are
- * `components.schemas` and referred to by `$ref`. Given the event schema (`EventView`), the
+ * `components.schemas` and referred to by `$ref`. Given the events (`EventView` and the example records), the
  * `webhooks` section describes what is sent to receivers; the prose (tags, operation descriptions, contact) is in openapi-docs.ts.
  */
-export function buildOpenApi(routes: readonly RouteDef[], version: string, events?: { schema: v.GenericSchema }): OpenApiDocument {
+export function buildOpenApi(routes: readonly RouteDef[], version: string, events?: OpenApiEvents): OpenApiDocument {
   const paths: Record<string, JsonObject> = {}
   const tags: string[] = []
   const operationIds = new Set<string>()
@@ -50,7 +56,7 @@ export function buildOpenApi(routes: readonly RouteDef[], version: string, event
     servers: SERVERS,
     tags: tags.map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name })),
     paths,
-    ...(events ? { webhooks: webhooksSection() } : {}),
+    ...(events ? { webhooks: webhooksSection(events.example) } : {}),
     components,
   }
 }

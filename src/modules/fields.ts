@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import type { ErrorDetail } from '../http/errors.ts'
+import type { ErrorDetail } from '../lib/errors.ts'
 import { COUNTRY_CODES, isCountry } from '../lib/countries.ts'
 import { parseJson as parseJsonText } from '../lib/json.ts'
 import { DURATION_PATTERN, durationError, durationPattern, formatDuration, parseDuration, type DurationRange } from '../lib/duration.ts'

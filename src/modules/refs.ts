@@ -1,7 +1,7 @@
 import type { Db } from '../db/connect.ts'
 import { tenantTable } from '../db/tenant-table.ts'
 import type { Tx } from '../db/tx.ts'
-import { validationFailed, type ErrorDetail } from '../http/errors.ts'
+import { InvalidError, type ErrorDetail } from '../lib/errors.ts'
 
 /** Which table each reference field points into. */
 const REF_TABLES = {
@@ -27,5 +27,5 @@ export async function assertRefs(db: Db | Tx, tenantId: string, refs: Record<str
     const found = await REF_TABLES[field].find(db, tenantId, id)
     if (!found) details.push({ path, message: `no ${NOUNS[field]} ${id}` })
   }
-  if (details.length) throw validationFailed(details)
+  if (details.length) throw new InvalidError(details)
 }

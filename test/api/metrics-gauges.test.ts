@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createMetrics } from '../../src/http/metrics.ts'
-import type { OpenDb } from '../../src/db/connect.ts'
+import type { OpenDb } from '../../src/engine/port.ts'
 import { testEngine } from '../helpers/engine.ts'
 import { insertWebhook, storeUnderTest } from '../helpers/store.ts'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
-import { RESOURCES } from '../../src/http/scopes.ts'
+import { RESOURCES } from '../../src/lib/scopes.ts'
 import type { RouteDef } from '../../src/http/define-route.ts'
 import { newId } from '../../src/lib/ids.ts'
 

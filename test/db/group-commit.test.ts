@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { type OpenSqliteDb } from '../../src/db/connect.ts'
+import { type OpenSqliteDb } from '../../src/engine/port.ts'
 import { openDb } from '../../src/engine/sqlite/open.ts'
 import { openSqlite, type SqliteDatabase } from '../../src/engine/sqlite/sqlite.ts'
-import { withTx, type TxScope } from '../../src/db/tx.ts'
+import { type TxScope } from '../../src/db/tx.ts'
+import { withTx } from '../../src/engine/tx.ts'
 import { GROUP_MAX } from '../../src/engine/sqlite/group-commit.ts'
 
 /**

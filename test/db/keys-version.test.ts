@@ -3,14 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { OpenSqliteDb } from '../../src/db/connect.ts'
+import type { OpenSqliteDb } from '../../src/engine/port.ts'
 import { openDb } from '../../src/engine/sqlite/open.ts'
 import { openSqlite, type SqliteDatabase } from '../../src/engine/sqlite/sqlite.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 
 /**
- * The key cache's yardstick (src/http/auth.ts): it must move whenever a key may have changed —
+ * The key cache's yardstick (src/auth.ts): it must move whenever a key may have changed —
  * any write to api_keys on this connection (rolled back or not), any commit by another
  * connection — and must stay put for this connection's other writes (orders, deliveries), so
  * a server under write load keeps its key rows cached.

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { orderBody, startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
-import { withTx } from '../../src/db/tx.ts'
+import { withTx } from '../../src/engine/tx.ts'
 import { emit } from '../../src/events/emit.ts'
 
 const SECRET = 'whsec_0123456789abcdef'

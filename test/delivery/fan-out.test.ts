@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
-import { withTx } from '../../src/db/tx.ts'
+import { withTx } from '../../src/engine/tx.ts'
 import { emit } from '../../src/events/emit.ts'
 import type { EventName } from '../../src/events/catalog.ts'
 import type { FreshWork } from '../../src/context.ts'

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { PRUNE_BATCH, pruneStep, startPruner, type EventCursor } from '../../src/db/retention.ts'
+import { PRUNE_BATCH, pruneStep, startPruner, type EventCursor } from '../../src/engine/retention.ts'
 import { systemClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
-import type { OpenDb } from '../../src/db/connect.ts'
+import type { OpenDb } from '../../src/engine/port.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { insertWebhook, storeUnderTest } from '../helpers/store.ts'
 

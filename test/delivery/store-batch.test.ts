@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { OpenDb } from '../../src/db/connect.ts'
+import type { OpenDb } from '../../src/engine/port.ts'
 import type { Claim, DeliveryStore, Job, Outcome } from '../../src/delivery/port.ts'
 import { queryRows } from '../helpers/engine.ts'
 import type { TestApp } from '../helpers/app.ts'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
-import { withTx } from '../../src/db/tx.ts'
+import { withTx } from '../../src/engine/tx.ts'
 import type { Claim } from '../../src/delivery/port.ts'
 import { emit } from '../../src/events/emit.ts'
 import { systemClock } from '../../src/lib/clock.ts'

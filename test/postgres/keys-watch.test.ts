@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import type { OpenDb } from '../../src/db/connect.ts'
+import type { OpenDb } from '../../src/engine/port.ts'
 import { openDatabase } from '../../src/engine/open.ts'
 import { createKey, revokeKey, touchKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'

@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
-import { type OpenDb } from '../../src/db/connect.ts'
+import { type OpenDb } from '../../src/engine/port.ts'
 import { openDatabase } from '../../src/engine/open.ts'
 import '../../src/routes.ts'
 import { newPgDatabase } from '../helpers/engine.ts'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { type OpenDb } from '../../src/db/connect.ts'
+import { type OpenDb } from '../../src/engine/port.ts'
 import { openDatabase } from '../../src/engine/open.ts'
 import pg from 'pg'
 import { DEFAULT_CONFIG } from '../../src/config.ts'

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { ApiError } from '../../src/http/errors.ts'
+import { asApiError } from '../../src/http/errors.ts'
+import { InvalidError } from '../../src/lib/errors.ts'
 import { priceLines } from '../../src/modules/invoices/view.ts'
 
 const line = fc.record({ cents: fc.integer({ min: 0, max: 10_000_000 }), quantity: fc.integer({ min: 1, max: 1000 }) })
@@ -19,8 +20,8 @@ test('a line with a third decimal in EUR is refused at its own path', () => {
     const bad = at % lines.length
     const input = lines.map((l, i) => ({ description: 'x', quantity: l.quantity, unitPrice: i === bad ? (l.cents * 10 + mill) / 1000 : l.cents / 100 }))
     assert.throws(() => priceLines(input, 'EUR'), (err: unknown) => {
-      assert.ok(err instanceof ApiError)
-      assert.equal(err.status, 422)
+      assert.ok(err instanceof InvalidError)
+      assert.equal(asApiError(err)?.status, 422)
       assert.deepEqual(err.details?.map((d) => d.path), [`lines[${bad}].unitPrice`])
       return true
     })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { JsonStream } from '../../src/http/json-stream.ts'
+import { JsonStream } from '../../src/lib/json-stream.ts'
 
 /** Windows that note the event-loop turn each is read in (a setImmediate counter) and whether they were ended. */
 function windows(parts: readonly (readonly unknown[])[]) {

@@ -112,7 +112,7 @@ describe('parseJson', () => {
     const ours: Record<string, string[]> = {
       'delivery/stored-headers.ts': ['JSON.parse(text)'], // a subscription's stored headers: names are HTTP tokens (no backslash, no quote)
       'delivery/rules/fan-out.ts': ['JSON.parse(events)'], // an array of event names
-      'http/auth.ts': ['JSON.parse(row.scopes)'],
+      'auth.ts': ['JSON.parse(row.scopes)'],
       'lib/json.ts': ['JSON.parse(text)', 'JSON.parse(text)', 'JSON.parse(text.slice(spans[i], spans[i + 1]))', 'JSON.parse(renamed + text.slice(from))'],
       'modules/invoices/view.ts': ['JSON.parse(row.lines)', 'JSON.parse(row.lines)'],
       'modules/itineraries/service.ts': ['JSON.parse(row.days)', 'JSON.parse(row.days)'],

@@ -1,4 +1,4 @@
-import type { FreshWork } from '../../context.ts'
+import type { FreshWork } from '../fresh-work.ts'
 import { READY_CAP, type Job, type Lease, type QueuedHook } from '../port.ts'
 import { leaseUntil, type Core } from './core.ts'
 

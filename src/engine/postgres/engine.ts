@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
-import type { Db, OpenDb, OpenOptions } from '../../db/connect.ts'
+import type { Db, OpenOptions } from '../../db/connect.ts'
+import type { OpenDb } from '../port.ts'
 import { nextCounter } from '../../db/counters.ts'
 import { assertUsable, DatabaseRefused } from '../../db/inspect.ts'
 import { isRetryable, isUniqueViolation, KEYS_CHANNEL, redactUrl, rerunRetryable } from './common.ts'

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import { classify, type DbState } from '../../db/inspect.ts'
-import type { MigrateObserver, MigrationStatus } from '../port.ts'
+import type { MigrateObserver, MigrationStatus } from '../../db/migration-files.ts'
 import { loadMigrationFiles, type MigrationFile } from '../../db/migration-files.ts'
 import type { Database } from '../../db/schema.ts'
 

@@ -1,8 +1,9 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/connect.ts'
-import { COPIED_TABLES, UnstorableRow } from '../../db/copy.ts'
+import { COPIED_TABLES } from '../copy.ts'
+import { UnstorableRow } from '../unstorable.ts'
 
-// `db copy`'s hooks for a SQLite source (db/copy.ts).
+// `db copy`'s hooks for a SQLite source (engine/copy.ts).
 
 /**
  * The first row of a SQLite database with a U+0000 in any column (PostgreSQL refuses such text;

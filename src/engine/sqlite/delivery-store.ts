@@ -1,5 +1,5 @@
 import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../../delivery/port.ts'
-import { SQLITE_ADD_STATS, statsDeltas } from '../../db/attempt-stats.ts'
+import { SQLITE_ADD_STATS, statsDeltas } from '../attempt-stats.ts'
 import type { Db } from '../../db/connect.ts'
 import { DROP_BATCH } from '../../db/drop-queue.ts'
 import { exclusive, type SyncDb } from '../../db/exclusive.ts'

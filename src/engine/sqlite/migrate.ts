@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto'
-import { loadMigrationFiles, type MigrationFile } from '../../db/migration-files.ts'
-import type { MigrateObserver, MigrationStatus } from '../port.ts'
+import { loadMigrationFiles, type MigrateObserver, type MigrationFile, type MigrationStatus } from '../../db/migration-files.ts'
 import type { SqliteDatabase } from './sqlite.ts'
 
 const checksum = (sql: string) => createHash('sha256').update(sql).digest('hex')

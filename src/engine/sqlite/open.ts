@@ -1,4 +1,5 @@
-import { sqliteKysely, type OpenOptions, type OpenSqliteDb } from '../../db/connect.ts'
+import { sqliteKysely, type OpenOptions } from '../../db/connect.ts'
+import { type OpenSqliteDb } from '../port.ts'
 import { assertUsable } from '../../db/inspect.ts'
 import { inspectSqlite } from './inspect.ts'
 import { migrate } from './migrate.ts'

@@ -1,4 +1,5 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
+import { toPage } from '../../http/pagination.ts'
 import { CONTENT_READ_ONLY, ContentView, CreateContentBody, ENTITY_PATTERN, ListContentQuery, UpdateContentBody } from './schema.ts'
 import * as content from './service.ts'
 
@@ -15,7 +16,7 @@ export const contentRoutes: RouteDef[] = [
     method: 'GET', path: '/v1/content/:entity', scope: read, tag, summary: 'List records of a content type, newest first',
     params: listParams, list: true, query: ListContentQuery,
     response: ContentView,
-    handler: ({ ctx, params, query }) => content.listContent(ctx, params.entity!, query),
+    handler: async ({ ctx, params, query }) => toPage(await content.listContent(ctx, params.entity!, query), query.limit, content.toContent, content.contentJson),
   }),
   defineRoute({
     method: 'POST', path: '/v1/content/:entity', scope: write, tag, summary: 'Create a content record', status: 201,

@@ -1,8 +1,8 @@
 import type { TenantContext } from '../../context.ts'
 import type { ContentRow, ContentUpdate } from '../../db/schema.ts'
-import { withTx, type Tx } from '../../db/tx.ts'
-import { conflict, notFound } from '../../http/errors.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
+import { type Tx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
+import { ConflictError, NotFoundError } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { changedColumns, parseJson, toMetadataJson } from '../fields.ts'
 import * as repo from './repo.ts'
@@ -68,19 +68,18 @@ export function createContent(ctx: TenantContext, entity: string, input: CreateC
 
 export async function getContent(ctx: TenantContext, entity: string, id: string): Promise<Content> {
   const row = await repo.findContent(ctx.db, ctx.tenantId, entity, id)
-  if (!row) throw notFound(`No ${entity} record ${id}`)
+  if (!row) throw new NotFoundError(`No ${entity} record ${id}`)
   return toContent(row)
 }
 
-export async function listContent(ctx: TenantContext, entity: string, q: Omit<repo.ContentFilter, 'after'> & { cursor?: string }): Promise<Page<Content>> {
-  const rows = await repo.listContent(ctx.db, ctx.tenantId, entity, { ...q, after: q.cursor })
-  return toPage(rows, q.limit, toContent, contentJson)
+export function listContent(ctx: TenantContext, entity: string, q: Omit<repo.ContentFilter, 'after'> & { cursor?: string }): ReturnType<typeof repo.listContent> {
+  return repo.listContent(ctx.db, ctx.tenantId, entity, { ...q, after: q.cursor })
 }
 
 export function updateContent(ctx: TenantContext, entity: string, id: string, input: UpdateContentInput): Promise<Content> {
   return withTx(ctx.engine, async (scope) => {
     const row = await repo.findContent(scope.tx, ctx.tenantId, entity, id)
-    if (!row) throw notFound(`No ${entity} record ${id}`)
+    if (!row) throw new NotFoundError(`No ${entity} record ${id}`)
     const set: ContentUpdate = {}
     if (input.slug !== undefined) set.slug = input.slug
     if (input.title !== undefined) set.title = input.title
@@ -99,7 +98,7 @@ export function updateContent(ctx: TenantContext, entity: string, id: string, in
 
 export async function deleteContent(ctx: TenantContext, entity: string, id: string): Promise<{ id: string; deleted: true }> {
   return withTx(ctx.engine, async (scope) => {
-    if (!(await repo.deleteContent(scope.tx, ctx.tenantId, entity, id))) throw notFound(`No ${entity} record ${id}`)
+    if (!(await repo.deleteContent(scope.tx, ctx.tenantId, entity, id))) throw new NotFoundError(`No ${entity} record ${id}`)
     return { id, deleted: true as const }
   })
 }
@@ -107,5 +106,5 @@ export async function deleteContent(ctx: TenantContext, entity: string, id: stri
 /** Slugs are unique per tenant and entity; checked inside the write transaction, which holds the database's write lock. */
 async function _assertSlugFree(tx: Tx, tenantId: string, entity: string, slug: string): Promise<void> {
   const holder = await repo.findContentIdBySlug(tx, tenantId, entity, slug)
-  if (holder) throw conflict(`Slug '${slug}' is already used by ${entity} record ${holder}`)
+  if (holder) throw new ConflictError(`Slug '${slug}' is already used by ${entity} record ${holder}`)
 }

@@ -1,4 +1,5 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
+import { toPage } from '../../http/pagination.ts'
 import { CreateCustomerBody, CUSTOMER_READ_ONLY, CustomerView, ListCustomersQuery, UpdateCustomerBody } from './schema.ts'
 import * as customers from './service.ts'
 
@@ -11,7 +12,7 @@ export const customerRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/customers', scope: read, tag, summary: 'List customers, newest first', list: true, query: ListCustomersQuery,
     response: CustomerView,
-    handler: ({ ctx, query }) => customers.listCustomers(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await customers.listCustomers(ctx, query), query.limit, customers.toCustomer, customers.customerJson),
   }),
   defineRoute({
     method: 'POST', path: '/v1/customers', scope: write, tag, summary: 'Create a customer', status: 201,

@@ -1,10 +1,10 @@
 import type { TenantContext } from '../../context.ts'
 import type { Db } from '../../db/connect.ts'
 import type { CustomerRow, CustomerUpdate } from '../../db/schema.ts'
-import { withTx, type Tx } from '../../db/tx.ts'
+import { type Tx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { emit } from '../../events/emit.ts'
-import { notFound } from '../../http/errors.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
+import { NotFoundError } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { jsonString } from '../../lib/json.ts'
 import { changedColumns, parseJson, toAddressJson, toMetadataJson, type AddressValue } from '../fields.ts'
@@ -60,19 +60,18 @@ export function createCustomer(ctx: TenantContext, input: CreateCustomerInput): 
 
 export async function getCustomer(ctx: TenantContext, id: string): Promise<Customer> {
   const row = await repo.findCustomer(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No customer ${id}`)
+  if (!row) throw new NotFoundError(`No customer ${id}`)
   return toCustomer(row)
 }
 
-export async function listCustomers(ctx: TenantContext, q: Omit<repo.CustomerFilter, 'after'> & { cursor?: string }): Promise<Page<Customer>> {
-  const rows = await repo.listCustomers(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
-  return toPage(rows, q.limit, toCustomer, customerJson)
+export function listCustomers(ctx: TenantContext, q: Omit<repo.CustomerFilter, 'after'> & { cursor?: string }): ReturnType<typeof repo.listCustomers> {
+  return repo.listCustomers(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
 }
 
 export function updateCustomer(ctx: TenantContext, id: string, input: UpdateCustomerInput): Promise<Customer> {
   return withTx(ctx.engine, async (scope) => {
     const row = await repo.findCustomer(scope.tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No customer ${id}`)
+    if (!row) throw new NotFoundError(`No customer ${id}`)
     const set: CustomerUpdate = {}
     if (input.firstName !== undefined) set.first_name = input.firstName
     if (input.lastName !== undefined) set.last_name = input.lastName
@@ -93,7 +92,7 @@ export function updateCustomer(ctx: TenantContext, id: string, input: UpdateCust
 
 export async function deleteCustomer(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
   return withTx(ctx.engine, async (scope) => {
-    if (!(await repo.deleteCustomer(scope.tx, ctx.tenantId, id))) throw notFound(`No customer ${id}`)
+    if (!(await repo.deleteCustomer(scope.tx, ctx.tenantId, id))) throw new NotFoundError(`No customer ${id}`)
     return { id, deleted: true as const }
   })
 }

@@ -1,14 +1,13 @@
 import type { TenantContext } from '../../context.ts'
 import type { DashboardSessionRow } from '../../db/schema.ts'
-import { forbidden, notFound, unauthenticated } from '../../http/errors.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
+import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../../lib/errors.ts'
 import { LINK_LIFETIME, parseDuration } from '../../lib/duration.ts'
-import { createTenant, findTenant } from '../tenants/service.ts'
+import { createTenant, findTenant } from '../tenants/index.ts'
 import type { SessionInfo, TenantSummary } from './schema.ts'
 import { endSession, issueLink, linkUrl, LINK_TTL_MS, redeemLink, SESSION_COOKIE, SESSION_TTL_MS } from './sessions.ts'
 
 function _on(ctx: TenantContext): void {
-  if (!ctx.config.dashboard) throw notFound('The dashboard is turned off on this server (--no-dashboard)')
+  if (!ctx.config.dashboard) throw new NotFoundError('The dashboard is turned off on this server (--no-dashboard)')
 }
 
 /**
@@ -23,7 +22,7 @@ export async function createLink(ctx: TenantContext, body: { expires_in?: string
   let ttl = Math.min(LINK_TTL_MS, keyEnds)
   if (body?.expires_in) {
     ttl = parseDuration(body.expires_in, LINK_LIFETIME)!
-    if (ttl > keyEnds) throw forbidden(`This API key cannot make a link that expires in ${body.expires_in}: it expires at ${ctx.bounds!.expires_at}, and a link may not outlive the key that made it`)
+    if (ttl > keyEnds) throw new ForbiddenError(`This API key cannot make a link that expires in ${body.expires_in}: it expires at ${ctx.bounds!.expires_at}, and a link may not outlive the key that made it`)
   }
   const link = await issueLink(ctx.db, ctx.tenantId, ttl, now, ctx.bounds?.id ?? null)
   return { url: linkUrl(origin, link.token), expires_at: link.expires_at }
@@ -43,7 +42,7 @@ const REFUSED = {
 export async function signIn(ctx: TenantContext, token: string, secure: boolean, headers: Record<string, string>): Promise<SessionInfo> {
   _on(ctx)
   const r = await redeemLink(ctx.engine, token, ctx.clock.now())
-  if (!r.ok) throw unauthenticated(REFUSED[r.reason])
+  if (!r.ok) throw new UnauthenticatedError(REFUSED[r.reason])
   headers['set-cookie'] = _cookie(r.token, SESSION_TTL_MS / 1000, secure)
   headers['cache-control'] = 'no-store'
   return _info(ctx, r.session)
@@ -79,22 +78,22 @@ function _summaries(ctx: TenantContext) {
     ])
 }
 
-type SummaryRow = { id: string; name: string; created_at: string; keys: unknown; webhooks: unknown; webhooks_failing: unknown }
-const _summary = (r: SummaryRow): TenantSummary => ({
+export type SummaryRow = { id: string; name: string; created_at: string; keys: unknown; webhooks: unknown; webhooks_failing: unknown }
+export const toTenantSummary = (r: SummaryRow): TenantSummary => ({
   id: r.id, name: r.name, created_at: r.created_at, keys: Number(r.keys ?? 0), webhooks: Number(r.webhooks ?? 0), webhooks_failing: Number(r.webhooks_failing ?? 0),
 })
 
 /** GET /v1/admin/tenants: every tenant, newest first, with counts (operator only). */
-export async function listTenantSummaries(ctx: TenantContext, q: { limit: number; cursor?: string }): Promise<Page<TenantSummary>> {
+export function listTenantSummaries(ctx: TenantContext, q: { limit: number; cursor?: string }): Promise<SummaryRow[]> {
   let query = _summaries(ctx).orderBy('t.id', 'desc').limit(q.limit + 1)
   if (q.cursor) query = query.where('t.id', '<', q.cursor)
-  return toPage(await query.execute(), q.limit, _summary)
+  return query.execute()
 }
 
 export async function getTenantSummary(ctx: TenantContext, id: string): Promise<TenantSummary> {
   const row = await _summaries(ctx).where('t.id', '=', id).executeTakeFirst()
-  if (!row) throw notFound(`No tenant ${id}`)
-  return _summary(row)
+  if (!row) throw new NotFoundError(`No tenant ${id}`)
+  return toTenantSummary(row)
 }
 
 export async function createTenantSummary(ctx: TenantContext, name: string): Promise<TenantSummary> {

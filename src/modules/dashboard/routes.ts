@@ -1,5 +1,6 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
-import { createLink, createTenantSummary, currentSession, getTenantSummary, listTenantSummaries, signIn, signOut } from './api.ts'
+import { toPage } from '../../http/pagination.ts'
+import { createLink, createTenantSummary, currentSession, getTenantSummary, listTenantSummaries, signIn, signOut, toTenantSummary } from './api.ts'
 import { CreateLinkBody, CreateTenantBody, LinkView, SessionView, SignInBody, TenantSummaryView } from './schema.ts'
 
 const tag = 'Dashboard'
@@ -35,7 +36,7 @@ export const dashboardRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/admin/tenants', scope: 'operator', tag, summary: 'List every tenant with key and subscription counts', list: true,
     response: TenantSummaryView,
-    handler: ({ ctx, query }) => listTenantSummaries(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await listTenantSummaries(ctx, query), query.limit, toTenantSummary),
   }),
   defineRoute({
     method: 'POST', path: '/v1/admin/tenants', scope: 'operator', tag, summary: 'Create a tenant', status: 201,

@@ -1,7 +1,7 @@
 import { hash as digest, randomBytes } from 'node:crypto'
 import type { Db } from '../../db/connect.ts'
 import type { DashboardSessionRow } from '../../db/schema.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import type { Engine } from '../../engine/port.ts'
 import { newId } from '../../lib/ids.ts'
 

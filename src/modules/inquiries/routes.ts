@@ -1,4 +1,5 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
+import { toPage } from '../../http/pagination.ts'
 import { CreateInquiryBody, INQUIRY_PATCH_READ_ONLY, INQUIRY_READ_ONLY, InquiryView, UpdateInquiryBody } from './schema.ts'
 import * as inquiries from './service.ts'
 
@@ -11,7 +12,7 @@ export const inquiryRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/inquiries', scope: read, tag, summary: 'List inquiries, newest first', list: true,
     response: InquiryView,
-    handler: ({ ctx, query }) => inquiries.listInquiries(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await inquiries.listInquiries(ctx, query), query.limit, inquiries.toInquiry, inquiries.inquiryJson),
   }),
   defineRoute({
     method: 'POST', path: '/v1/inquiries', scope: write, tag, summary: 'Create an inquiry (status new)', status: 201,

@@ -1,9 +1,8 @@
 import type { TenantContext } from '../../context.ts'
 import type { InquiryRow, InquiryUpdate } from '../../db/schema.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { emit } from '../../events/emit.ts'
-import { notFound } from '../../http/errors.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
+import { NotFoundError } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { jsonString } from '../../lib/json.ts'
 import { changedColumns, parseJson, toMetadataJson } from '../fields.ts'
@@ -67,19 +66,18 @@ export function createInquiry(ctx: TenantContext, input: CreateInquiryInput): Pr
 
 export async function getInquiry(ctx: TenantContext, id: string): Promise<Inquiry> {
   const row = await repo.findInquiry(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No inquiry ${id}`)
+  if (!row) throw new NotFoundError(`No inquiry ${id}`)
   return toInquiry(row)
 }
 
-export async function listInquiries(ctx: TenantContext, q: { limit: number; cursor?: string }): Promise<Page<Inquiry>> {
-  const rows = await repo.listInquiries(ctx.db, ctx.tenantId, { limit: q.limit, after: q.cursor })
-  return toPage(rows, q.limit, toInquiry, inquiryJson)
+export function listInquiries(ctx: TenantContext, q: { limit: number; cursor?: string }): ReturnType<typeof repo.listInquiries> {
+  return repo.listInquiries(ctx.db, ctx.tenantId, { limit: q.limit, after: q.cursor })
 }
 
 export function updateInquiry(ctx: TenantContext, id: string, input: UpdateInquiryInput): Promise<Inquiry> {
   return withTx(ctx.engine, async (scope) => {
     const row = await repo.findInquiry(scope.tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No inquiry ${id}`)
+    if (!row) throw new NotFoundError(`No inquiry ${id}`)
     const set: InquiryUpdate = {}
     if (input.name !== undefined) set.name = input.name
     if (input.email !== undefined) set.email = input.email
@@ -102,7 +100,7 @@ export function updateInquiry(ctx: TenantContext, id: string, input: UpdateInqui
 
 export async function deleteInquiry(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
   return withTx(ctx.engine, async (scope) => {
-    if (!(await repo.deleteInquiry(scope.tx, ctx.tenantId, id))) throw notFound(`No inquiry ${id}`)
+    if (!(await repo.deleteInquiry(scope.tx, ctx.tenantId, id))) throw new NotFoundError(`No inquiry ${id}`)
     return { id, deleted: true as const }
   })
 }

@@ -3,7 +3,7 @@ import type { Db } from '../../db/connect.ts'
 import type { InvoiceRow, InvoiceUpdate } from '../../db/schema.ts'
 import type { Tx, TxScope } from '../../db/tx.ts'
 import { emit } from '../../events/emit.ts'
-import { conflict, validationFailed } from '../../http/errors.ts'
+import { ConflictError, InvalidError } from '../../lib/errors.ts'
 import { toMajor } from '../../lib/money.ts'
 import * as repo from './repo.ts'
 import { toInvoice } from './view.ts'
@@ -22,12 +22,12 @@ import { toInvoice } from './view.ts'
  */
 export async function assertPayable(db: Db | Tx, tenantId: string, invoiceId: string, amount: number, currency: string): Promise<void> {
   const row = await repo.findInvoice(db, tenantId, invoiceId)
-  if (!row) throw validationFailed([{ path: 'invoiceId', message: `no invoice ${invoiceId}` }])
-  if (row.status !== 'open') throw conflict(`Invoice ${invoiceId} is ${row.status}; it takes no more payments`)
-  if (currency !== row.currency) throw validationFailed([{ path: 'currency', message: `must be ${row.currency}, the currency of invoice ${invoiceId}` }])
+  if (!row) throw new InvalidError([{ path: 'invoiceId', message: `no invoice ${invoiceId}` }])
+  if (row.status !== 'open') throw new ConflictError(`Invoice ${invoiceId} is ${row.status}; it takes no more payments`)
+  if (currency !== row.currency) throw new InvalidError([{ path: 'currency', message: `must be ${row.currency}, the currency of invoice ${invoiceId}` }])
   const balance = row.total - row.amount_paid
   if (amount > balance) {
-    throw validationFailed([{ path: 'amount', message: `must be at most ${toMajor(balance, row.currency)}, the open balance of invoice ${invoiceId}` }])
+    throw new InvalidError([{ path: 'amount', message: `must be at most ${toMajor(balance, row.currency)}, the open balance of invoice ${invoiceId}` }])
   }
 }
 

@@ -1,4 +1,5 @@
 export { invoiceRoutes } from './routes.ts'
 export { toInvoice } from './view.ts'
 export { addToAmountPaid, assertPayable } from './balance.ts'
+export { InvoiceView } from './schema.ts'
 export type { Invoice } from './schema.ts'

@@ -1,6 +1,8 @@
 import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.ts'
+import { toPage } from '../../http/pagination.ts'
 import { CreateInvoiceBody, INVOICE_PATCH_READ_ONLY, INVOICE_READ_ONLY, InvoiceView, ListInvoicesQuery, UpdateInvoiceBody } from './schema.ts'
 import * as invoices from './service.ts'
+import { invoiceJson, toInvoice } from './view.ts'
 
 const read = { resource: 'invoices', action: 'read' } as const
 const write = { resource: 'invoices', action: 'write' } as const
@@ -11,7 +13,7 @@ export const invoiceRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/invoices', scope: read, tag, summary: 'List invoices, newest first', list: true, query: ListInvoicesQuery,
     response: InvoiceView,
-    handler: ({ ctx, query }) => invoices.listInvoices(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await invoices.listInvoices(ctx, query), query.limit, toInvoice, invoiceJson),
   }),
   defineRoute({
     method: 'POST', path: '/v1/invoices', scope: write, tag, summary: 'Create an open invoice', status: 201,

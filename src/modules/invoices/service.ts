@@ -1,16 +1,15 @@
 import type { TenantContext } from '../../context.ts'
 import type { InvoiceRow, InvoiceUpdate } from '../../db/schema.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { emit } from '../../events/emit.ts'
-import { conflict, notFound, validationFailed } from '../../http/errors.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
+import { ConflictError, InvalidError, NotFoundError } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { toMajor } from '../../lib/money.ts'
 import { changedColumns, toMetadataJson } from '../fields.ts'
 import { assertRefs } from '../refs.ts'
 import * as repo from './repo.ts'
 import type { CreateInvoiceInput, Invoice, UpdateInvoiceInput } from './schema.ts'
-import { invoiceJson, linesInMajor, priceLines, toInvoice } from './view.ts'
+import { linesInMajor, priceLines, toInvoice } from './view.ts'
 
 export async function createInvoice(ctx: TenantContext, input: CreateInvoiceInput): Promise<Invoice> {
   const priced = priceLines(input.lines, input.currency)
@@ -44,13 +43,12 @@ export async function createInvoice(ctx: TenantContext, input: CreateInvoiceInpu
 
 export async function getInvoice(ctx: TenantContext, id: string): Promise<Invoice> {
   const row = await repo.findInvoice(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No invoice ${id}`)
+  if (!row) throw new NotFoundError(`No invoice ${id}`)
   return toInvoice(row)
 }
 
-export async function listInvoices(ctx: TenantContext, q: Omit<repo.InvoiceFilter, 'after'> & { cursor?: string }): Promise<Page<Invoice>> {
-  const rows = await repo.listInvoices(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
-  return toPage(rows, q.limit, toInvoice, invoiceJson)
+export function listInvoices(ctx: TenantContext, q: Omit<repo.InvoiceFilter, 'after'> & { cursor?: string }): ReturnType<typeof repo.listInvoices> {
+  return repo.listInvoices(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
 }
 
 /**
@@ -61,7 +59,7 @@ export async function listInvoices(ctx: TenantContext, q: Omit<repo.InvoiceFilte
 export function updateInvoice(ctx: TenantContext, id: string, input: UpdateInvoiceInput): Promise<Invoice> {
   return withTx(ctx.engine, async (scope) => {
     const row = await repo.findInvoice(scope.tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No invoice ${id}`)
+    if (!row) throw new NotFoundError(`No invoice ${id}`)
     const set: InvoiceUpdate = {}
     if (input.lines !== undefined || (input.currency !== undefined && input.currency !== row.currency)) {
       const currency = input.currency ?? row.currency
@@ -77,13 +75,13 @@ export function updateInvoice(ctx: TenantContext, id: string, input: UpdateInvoi
     if (input.status !== undefined) set.status = input.status
     const changed = changedColumns(row, set)
     if (changed.length === 0) return toInvoice(row)
-    if (row.status !== 'open') throw conflict(`Invoice ${id} is ${row.status}; it can no longer change`)
-    if (set.status === 'paid') throw conflict(`Invoice ${id} is paid by POST /v1/invoices/${id}/pay or by payments, not by PATCH`)
+    if (row.status !== 'open') throw new ConflictError(`Invoice ${id} is ${row.status}; it can no longer change`)
+    if (set.status === 'paid') throw new ConflictError(`Invoice ${id} is paid by POST /v1/invoices/${id}/pay or by payments, not by PATCH`)
     const paid = toMajor(row.amount_paid, row.currency)
-    if (set.status === 'void' && row.amount_paid > 0) throw conflict(`Invoice ${id} has ${paid} ${row.currency} paid; refund those payments before voiding it`)
-    if (changed.includes('currency') && row.amount_paid > 0) throw conflict(`Invoice ${id} has payments in ${row.currency}; its currency can no longer change`)
+    if (set.status === 'void' && row.amount_paid > 0) throw new ConflictError(`Invoice ${id} has ${paid} ${row.currency} paid; refund those payments before voiding it`)
+    if (changed.includes('currency') && row.amount_paid > 0) throw new ConflictError(`Invoice ${id} has payments in ${row.currency}; its currency can no longer change`)
     if (set.total !== undefined && set.total < row.amount_paid) {
-      throw validationFailed([{ path: 'lines', message: `total ${toMajor(set.total, set.currency!)} would be less than amountPaid ${paid}` }])
+      throw new InvalidError([{ path: 'lines', message: `total ${toMajor(set.total, set.currency!)} would be less than amountPaid ${paid}` }])
     }
     await assertRefs(scope.tx, ctx.tenantId, {
       orderId: ['orderId', changed.includes('order_id') ? set.order_id : null],
@@ -107,8 +105,8 @@ export function updateInvoice(ctx: TenantContext, id: string, input: UpdateInvoi
 export function payInvoice(ctx: TenantContext, id: string): Promise<Invoice> {
   return withTx(ctx.engine, async (scope) => {
     const row = await repo.findInvoice(scope.tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No invoice ${id}`)
-    if (row.status !== 'open') throw conflict(`Invoice ${id} is ${row.status === 'paid' ? 'already paid' : row.status}`)
+    if (!row) throw new NotFoundError(`No invoice ${id}`)
+    if (row.status !== 'open') throw new ConflictError(`Invoice ${id} is ${row.status === 'paid' ? 'already paid' : row.status}`)
     const now = ctx.clock.now().toISOString()
     const set: InvoiceUpdate = { status: 'paid', amount_paid: row.total, paid_at: now, updated_at: now }
     await repo.updateInvoice(scope.tx, ctx.tenantId, id, set)
@@ -122,9 +120,9 @@ export function payInvoice(ctx: TenantContext, id: string): Promise<Invoice> {
 export function deleteInvoice(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
   return withTx(ctx.engine, async (scope) => {
     const row = await repo.findInvoice(scope.tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No invoice ${id}`)
-    if (row.status === 'paid') throw conflict(`Invoice ${id} is paid; paid invoices cannot be deleted`)
-    if (row.amount_paid > 0) throw conflict(`Invoice ${id} has payments recorded; refund them before deleting it`)
+    if (!row) throw new NotFoundError(`No invoice ${id}`)
+    if (row.status === 'paid') throw new ConflictError(`Invoice ${id} is paid; paid invoices cannot be deleted`)
+    if (row.amount_paid > 0) throw new ConflictError(`Invoice ${id} has payments recorded; refund them before deleting it`)
     await repo.deleteInvoice(scope.tx, ctx.tenantId, id)
     return { id, deleted: true as const }
   })

@@ -1,5 +1,5 @@
 import type { InvoiceRow } from '../../db/schema.ts'
-import { validationFailed, type ErrorDetail } from '../../http/errors.ts'
+import { InvalidError, type ErrorDetail } from '../../lib/errors.ts'
 import { jsonString } from '../../lib/json.ts'
 import { MAX_MINOR, toMajor } from '../../lib/money.ts'
 import { minorAt, parseJson } from '../fields.ts'
@@ -59,9 +59,9 @@ export function priceLines(lines: readonly InvoiceLineValue[], currency: string)
     quantity: l.quantity,
     unitPrice: minorAt(l.unitPrice, currency, `lines[${i}].unitPrice`, details),
   }))
-  if (details.length) throw validationFailed(details)
+  if (details.length) throw new InvalidError(details)
   const total = stored.reduce((sum, l) => sum + l.unitPrice * l.quantity, 0)
-  if (total > MAX_MINOR) throw validationFailed([{ path: 'lines', message: 'invoice total is too large' }])
+  if (total > MAX_MINOR) throw new InvalidError([{ path: 'lines', message: 'invoice total is too large' }])
   return { lines: JSON.stringify(stored), total }
 }
 

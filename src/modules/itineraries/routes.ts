@@ -1,4 +1,5 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
+import { toPage } from '../../http/pagination.ts'
 import { CreateItineraryBody, ITINERARY_READ_ONLY, ItineraryView, ListItinerariesQuery, UpdateItineraryBody } from './schema.ts'
 import * as itineraries from './service.ts'
 
@@ -11,7 +12,7 @@ export const itineraryRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/itineraries', scope: read, tag, summary: 'List itineraries, newest first', list: true, query: ListItinerariesQuery,
     response: ItineraryView,
-    handler: ({ ctx, query }) => itineraries.listItineraries(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await itineraries.listItineraries(ctx, query), query.limit, itineraries.toItinerary, itineraries.itineraryJson),
   }),
   defineRoute({
     method: 'POST', path: '/v1/itineraries', scope: write, tag, summary: 'Create an itinerary', status: 201,

@@ -1,9 +1,8 @@
 import type { TenantContext } from '../../context.ts'
 import type { ItineraryRow, ItineraryUpdate } from '../../db/schema.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { emit } from '../../events/emit.ts'
-import { notFound, validationFailed, type ErrorDetail } from '../../http/errors.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
+import { InvalidError, NotFoundError, type ErrorDetail } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { jsonString } from '../../lib/json.ts'
 import { changedColumns, parseJson, toMetadataJson } from '../fields.ts'
@@ -64,20 +63,19 @@ export async function createItinerary(ctx: TenantContext, input: CreateItinerary
 
 export async function getItinerary(ctx: TenantContext, id: string): Promise<Itinerary> {
   const row = await repo.findItinerary(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No itinerary ${id}`)
+  if (!row) throw new NotFoundError(`No itinerary ${id}`)
   return toItinerary(row)
 }
 
-export async function listItineraries(ctx: TenantContext, q: Omit<repo.ItineraryFilter, 'after'> & { cursor?: string }): Promise<Page<Itinerary>> {
-  const rows = await repo.listItineraries(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
-  return toPage(rows, q.limit, toItinerary, itineraryJson)
+export function listItineraries(ctx: TenantContext, q: Omit<repo.ItineraryFilter, 'after'> & { cursor?: string }): ReturnType<typeof repo.listItineraries> {
+  return repo.listItineraries(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
 }
 
 /** Fields given replace; `null` clears an optional one. The schedule is checked as it will be after the change. No event. */
 export function updateItinerary(ctx: TenantContext, id: string, input: UpdateItineraryInput): Promise<Itinerary> {
   return withTx(ctx.engine, async (scope) => {
     const row = await repo.findItinerary(scope.tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No itinerary ${id}`)
+    if (!row) throw new NotFoundError(`No itinerary ${id}`)
     const set: ItineraryUpdate = {}
     if (input.title !== undefined) set.title = input.title
     if (input.orderId !== undefined) set.order_id = input.orderId
@@ -102,7 +100,7 @@ export function updateItinerary(ctx: TenantContext, id: string, input: UpdateIti
 
 export async function deleteItinerary(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
   return withTx(ctx.engine, async (scope) => {
-    if (!(await repo.deleteItinerary(scope.tx, ctx.tenantId, id))) throw notFound(`No itinerary ${id}`)
+    if (!(await repo.deleteItinerary(scope.tx, ctx.tenantId, id))) throw new NotFoundError(`No itinerary ${id}`)
     return { id, deleted: true as const }
   })
 }
@@ -114,7 +112,7 @@ export async function deleteItinerary(ctx: TenantContext, id: string): Promise<{
 function _checkSchedule(start: string, end: string, days: readonly ItineraryDayValue[], rangePath: 'startDate' | 'endDate'): void {
   if (end < start) {
     const message = rangePath === 'endDate' ? `must not be before startDate ${start}` : `must not be after endDate ${end}`
-    throw validationFailed([{ path: rangePath, message }])
+    throw new InvalidError([{ path: rangePath, message }])
   }
   const length = (Date.parse(end) - Date.parse(start)) / DAY_MS + 1
   const details: ErrorDetail[] = []
@@ -127,7 +125,7 @@ function _checkSchedule(start: string, end: string, days: readonly ItineraryDayV
       details.push({ path: `days[${i}].date`, message: `must be within startDate ${start} and endDate ${end}` })
     }
   })
-  if (details.length) throw validationFailed(details)
+  if (details.length) throw new InvalidError(details)
 }
 
 function _days(days: readonly ItineraryDayValue[]): string {

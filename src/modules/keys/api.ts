@@ -1,10 +1,9 @@
 import type { KeyBounds, TenantContext } from '../../context.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import type { ApiKeyRow } from '../../db/schema.ts'
 import { tenantTable } from '../../db/tenant-table.ts'
-import { forbidden, notFound, validationFailed } from '../../http/errors.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
-import { grants, RESOURCES, type Resource } from '../../http/scopes.ts'
+import { ForbiddenError, InvalidError, NotFoundError } from '../../lib/errors.ts'
+import { grants, RESOURCES, type Resource } from '../../lib/scopes.ts'
 import { KEY_LIFETIME, parseDuration } from '../../lib/duration.ts'
 import { jsonString } from '../../lib/json.ts'
 import type { ApiKey, CreatedApiKey, CreateKeyInput } from './schema.ts'
@@ -28,13 +27,13 @@ export function apiKeyJson(row: ApiKeyRow): string {
   return `{"id":${JSON.stringify(row.id)},"name":${jsonString(row.name)},"scopes":${row.scopes},"prefix":${JSON.stringify(row.key_prefix)},"rate_limit":${row.rate_limit},"created_at":${JSON.stringify(row.created_at)},"expires_at":${jsonString(row.expires_at)},"revoked_at":${jsonString(row.revoked_at)},"last_used_at":${jsonString(row.last_used_at)}}`
 }
 
-export async function listApiKeys(ctx: TenantContext, q: { limit: number; cursor?: string }): Promise<Page<ApiKey>> {
-  return toPage(await keys.list(ctx.db, ctx.tenantId, { after: q.cursor, limit: q.limit }), q.limit, toApiKey, apiKeyJson)
+export function listApiKeys(ctx: TenantContext, q: { limit: number; cursor?: string }): ReturnType<typeof keys.list> {
+  return keys.list(ctx.db, ctx.tenantId, { after: q.cursor, limit: q.limit })
 }
 
 export async function getApiKey(ctx: TenantContext, id: string): Promise<ApiKey> {
   const row = await keys.find(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No API key ${id}`)
+  if (!row) throw new NotFoundError(`No API key ${id}`)
   return toApiKey(row)
 }
 
@@ -53,14 +52,14 @@ export async function createApiKey(ctx: TenantContext, input: CreateKeyInput): P
   const bounds = ctx.bounds ?? (ctx.session ? undefined : await _keyBounds(ctx))
   const held = bounds?.scopeList ?? ctx.scopes ?? []
   for (const scope of input.scopes) {
-    if (!_holds(held, scope)) throw forbidden(`This API key cannot grant the scope '${scope}': a key may only create keys with scopes it holds itself`)
+    if (!_holds(held, scope)) throw new ForbiddenError(`This API key cannot grant the scope '${scope}': a key may only create keys with scopes it holds itself`)
   }
   const now = ctx.clock.now()
   const rateLimit = bounds ? _boundedRate(input.rate_limit, bounds, ctx.config.rateLimit) : input.rate_limit ?? null
   const expiresAt = _expiry(input.expires_in, bounds, now)
   const k = await withTx(ctx.engine, async ({ tx }) => {
     if (await countUnrevokedKeys(tx, ctx.tenantId) >= MAX_KEYS_PER_TENANT) {
-      throw validationFailed([{ path: '', message: `This tenant already has ${MAX_KEYS_PER_TENANT.toLocaleString('en')} unrevoked API keys, the most allowed; revoke one first` }])
+      throw new InvalidError([{ path: '', message: `This tenant already has ${MAX_KEYS_PER_TENANT.toLocaleString('en')} unrevoked API keys, the most allowed; revoke one first` }])
     }
     return createKey(ctx.engine, {
       tenantId: ctx.tenantId, name: input.name ?? undefined, scopes: input.scopes, rateLimit: rateLimit ?? undefined,
@@ -76,11 +75,11 @@ export async function createApiKey(ctx: TenantContext, input: CreateKeyInput): P
  */
 export async function revokeApiKey(ctx: TenantContext, id: string): Promise<ApiKey> {
   const row = await keys.find(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No API key ${id}`)
+  if (!row) throw new NotFoundError(`No API key ${id}`)
   const bounds = ctx.bounds ?? (ctx.session ? undefined : await _keyBounds(ctx))
   const held = bounds?.scopeList ?? ctx.scopes ?? []
   for (const scope of JSON.parse(row.scopes) as string[]) {
-    if (!_holds(held, scope)) throw forbidden(`This API key cannot revoke ${id}: it holds the scope '${scope}', which this key does not; a key may only revoke keys whose scopes it holds itself`)
+    if (!_holds(held, scope)) throw new ForbiddenError(`This API key cannot revoke ${id}: it holds the scope '${scope}', which this key does not; a key may only revoke keys whose scopes it holds itself`)
   }
   await revokeKey(ctx.engine, id, ctx.clock.now())
   return getApiKey(ctx, id)
@@ -91,7 +90,7 @@ function _boundedRate(asked: number | null | undefined, bounds: KeyBounds, serve
   if (asked === undefined) return bounds.rate_limit
   const own = bounds.rate_limit ?? serverDefault
   if (asked === null ? bounds.rate_limit !== null : asked > own) {
-    throw forbidden(`This API key cannot grant rate_limit ${asked === null ? 'null (the server\'s --rate-limit)' : asked}: a key may only create keys with a rate_limit of at most its own (${own})`)
+    throw new ForbiddenError(`This API key cannot grant rate_limit ${asked === null ? 'null (the server\'s --rate-limit)' : asked}: a key may only create keys with a rate_limit of at most its own (${own})`)
   }
   return asked
 }
@@ -102,7 +101,7 @@ function _expiry(asked: string | null | undefined, bounds: KeyBounds | undefined
   if (asked === undefined) return own
   const at = asked === null ? null : now.getTime() + parseDuration(asked, KEY_LIFETIME)!
   if (own !== null && (at === null || at > own)) {
-    throw forbidden(`This API key cannot grant expires_in ${asked === null ? 'null (never)' : asked}: it expires at ${bounds!.expires_at}, and a key may only create keys that expire no later than itself`)
+    throw new ForbiddenError(`This API key cannot grant expires_in ${asked === null ? 'null (never)' : asked}: it expires at ${bounds!.expires_at}, and a key may only create keys that expire no later than itself`)
   }
   return at
 }

@@ -1,5 +1,6 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
-import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from './api.ts'
+import { toPage } from '../../http/pagination.ts'
+import { apiKeyJson, createApiKey, getApiKey, listApiKeys, revokeApiKey, toApiKey } from './api.ts'
 import { ApiKeyView, CreatedApiKeyView, CreateKeyBody } from './schema.ts'
 
 const read = { resource: 'keys', action: 'read' } as const
@@ -11,7 +12,7 @@ export const keyRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/keys', scope: read, tag, summary: 'List the tenant\'s API keys (never their secrets)', list: true,
     response: ApiKeyView,
-    handler: ({ ctx, query }) => listApiKeys(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await listApiKeys(ctx, query), query.limit, toApiKey, apiKeyJson),
   }),
   defineRoute({
     method: 'POST', path: '/v1/keys', scope: write, tag, summary: 'Create an API key (its secret is in this answer only)', status: 201,

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { KEY_LIFETIME } from '../../lib/duration.ts'
 import { Duration } from '../fields.ts'
-import { isValidScope, RESOURCES } from '../../http/scopes.ts'
+import { isValidScope, RESOURCES } from '../../lib/scopes.ts'
 import { documented } from '../../lib/schema-hints.ts'
 import * as out from '../view-fields.ts'
 

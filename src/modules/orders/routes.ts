@@ -1,4 +1,5 @@
 import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.ts'
+import { toPage } from '../../http/pagination.ts'
 import { CreateOrderBody, ListOrdersQuery, ORDER_PATCH_READ_ONLY, ORDER_READ_ONLY, OrderView, UpdateOrderBody } from './schema.ts'
 import * as orders from './service.ts'
 
@@ -11,7 +12,7 @@ export const orderRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/orders', scope: read, tag, summary: 'List orders, newest first', list: true, query: ListOrdersQuery,
     response: OrderView,
-    handler: ({ ctx, query }) => orders.listOrders(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await orders.listOrders(ctx, query), query.limit, orders.toOrder, orders.orderJson),
   }),
   defineRoute({
     method: 'POST', path: '/v1/orders', scope: write, tag, summary: 'Create an order', status: 201,

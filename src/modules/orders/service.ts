@@ -1,10 +1,10 @@
 import type { TenantContext } from '../../context.ts'
 import type { OrderRow, OrderUpdate } from '../../db/schema.ts'
-import { withTx, type TxScope } from '../../db/tx.ts'
+import { type TxScope } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { emit } from '../../events/emit.ts'
-import { conflict, notFound, validationFailed, type ErrorDetail } from '../../http/errors.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
-import { Rendered } from '../../http/rendered.ts'
+import { ConflictError, InvalidError, NotFoundError, type ErrorDetail } from '../../lib/errors.ts'
+import { Rendered } from '../../lib/rendered.ts'
 import { newId } from '../../lib/ids.ts'
 import { jsonString } from '../../lib/json.ts'
 import { MAX_MINOR, minorDigits, toMajor, toMinor } from '../../lib/money.ts'
@@ -142,9 +142,9 @@ function _priceItems(items: { description: string; quantity: number; unitPrice: 
     if (minor === null) details.push({ path: `items[${i}].unitPrice`, message: `must have at most ${minorDigits(currency)} decimal places for ${currency}` })
     return { productId: item.productId ?? null, description: item.description, quantity: item.quantity, unitPrice: minor ?? 0 }
   })
-  if (details.length) throw validationFailed(details)
+  if (details.length) throw new InvalidError(details)
   const total = stored.reduce((sum, i) => sum + i.unitPrice * i.quantity, 0)
-  if (total > MAX_MINOR) throw validationFailed([{ path: 'items', message: 'order total is too large' }])
+  if (total > MAX_MINOR) throw new InvalidError([{ path: 'items', message: 'order total is too large' }])
   return { items: stored, total }
 }
 
@@ -197,26 +197,25 @@ function _refs(customerId: string | null | undefined, items: { productId?: strin
 /** The customer's name, email and phone, copied into the order; the reference was checked before. */
 async function _contact(scope: TxScope, ctx: TenantContext, customerId: string): Promise<OrderCustomerValue> {
   const contact = await findCustomerContact(scope.tx, ctx.tenantId, customerId)
-  if (!contact) throw validationFailed([{ path: 'customerId', message: `no customer ${customerId}` }])
+  if (!contact) throw new InvalidError([{ path: 'customerId', message: `no customer ${customerId}` }])
   return contact
 }
 
 /** The order as its JSON, rendered from the row (orderJson()); the Order itself is built only if read. */
 export async function getOrder(ctx: TenantContext, id: string): Promise<Rendered<Order>> {
   const row = await repo.findOrder(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No order ${id}`)
+  if (!row) throw new NotFoundError(`No order ${id}`)
   return Rendered.of(orderJson(row), row, toOrder)
 }
 
-export async function listOrders(ctx: TenantContext, q: Omit<repo.OrderFilter, 'after'> & { cursor?: string }): Promise<Page<Order>> {
-  const rows = await repo.listOrders(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
-  return toPage(rows, q.limit, toOrder, orderJson)
+export function listOrders(ctx: TenantContext, q: Omit<repo.OrderFilter, 'after'> & { cursor?: string }): ReturnType<typeof repo.listOrders> {
+  return repo.listOrders(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
 }
 
 export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderInput): Promise<Rendered<Order>> {
   return withTx(ctx.engine, async (scope) => {
     const row = await repo.findOrder(scope.tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No order ${id}`)
+    if (!row) throw new NotFoundError(`No order ${id}`)
     const set: OrderUpdate = {}
     const terminal = TRANSITIONS[row.status as OrderStatus].length === 0
     const known = new Set((JSON.parse(row.items) as StoredItem[]).map((i) => i.productId))
@@ -239,7 +238,7 @@ export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderIn
     const changed = changedColumns(row, set)
     if (changed.length === 0) return Rendered.of(orderJson(row), row, toOrder)
     if (terminal && changed.some((k) => k !== 'notes' && k !== 'metadata')) {
-      throw conflict(`Order ${id} is ${row.status}; only notes and metadata can still change`)
+      throw new ConflictError(`Order ${id} is ${row.status}; only notes and metadata can still change`)
     }
     if (set.status !== undefined) _assertTransition(row, set.status as OrderStatus)
     return _save(ctx, scope, row, set)
@@ -250,8 +249,8 @@ export function updateOrder(ctx: TenantContext, id: string, input: UpdateOrderIn
 export function transitionOrder(ctx: TenantContext, id: string, to: 'confirmed' | 'cancelled'): Promise<Rendered<Order>> {
   return withTx(ctx.engine, async (scope) => {
     const row = await repo.findOrder(scope.tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No order ${id}`)
-    if (row.status === to) throw conflict(`Order ${id} is already ${to}`)
+    if (!row) throw new NotFoundError(`No order ${id}`)
+    if (row.status === to) throw new ConflictError(`Order ${id} is already ${to}`)
     _assertTransition(row, to)
     return _save(ctx, scope, row, { status: to })
   })
@@ -259,7 +258,7 @@ export function transitionOrder(ctx: TenantContext, id: string, to: 'confirmed' 
 
 function _assertTransition(row: OrderRow, to: OrderStatus): void {
   if (!TRANSITIONS[row.status as OrderStatus].includes(to)) {
-    throw conflict(`Order ${row.id} cannot move from ${row.status} to ${to}`)
+    throw new ConflictError(`Order ${row.id} cannot move from ${row.status} to ${to}`)
   }
 }
 
@@ -276,7 +275,7 @@ async function _save(ctx: TenantContext, scope: TxScope, row: OrderRow, set: Ord
 
 export async function deleteOrder(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
   return withTx(ctx.engine, async (scope) => {
-    if (!(await repo.deleteOrder(scope.tx, ctx.tenantId, id))) throw notFound(`No order ${id}`)
+    if (!(await repo.deleteOrder(scope.tx, ctx.tenantId, id))) throw new NotFoundError(`No order ${id}`)
     return { id, deleted: true as const }
   })
 }

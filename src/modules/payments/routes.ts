@@ -1,4 +1,5 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
+import { toPage } from '../../http/pagination.ts'
 import { CreatePaymentBody, ListPaymentsQuery, PAYMENT_READ_ONLY, PaymentView, RefundPaymentBody } from './schema.ts'
 import * as payments from './service.ts'
 
@@ -12,7 +13,7 @@ export const paymentRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/payments', scope: read, tag, summary: 'List payments, newest first', list: true, query: ListPaymentsQuery,
     response: PaymentView,
-    handler: ({ ctx, query }) => payments.listPayments(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await payments.listPayments(ctx, query), query.limit, payments.toPayment, payments.paymentJson),
   }),
   defineRoute({
     method: 'POST', path: '/v1/payments', scope: write, tag, summary: 'Record a payment', status: 201,

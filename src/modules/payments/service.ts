@@ -1,9 +1,8 @@
 import type { TenantContext } from '../../context.ts'
 import type { PaymentRow, PaymentUpdate } from '../../db/schema.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { emit } from '../../events/emit.ts'
-import { conflict, notFound, validationFailed, type ErrorDetail } from '../../http/errors.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
+import { ConflictError, InvalidError, NotFoundError, type ErrorDetail } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { jsonString } from '../../lib/json.ts'
 import { toMajor } from '../../lib/money.ts'
@@ -75,13 +74,12 @@ export async function createPayment(ctx: TenantContext, input: CreatePaymentInpu
 
 export async function getPayment(ctx: TenantContext, id: string): Promise<Payment> {
   const row = await repo.findPayment(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No payment ${id}`)
+  if (!row) throw new NotFoundError(`No payment ${id}`)
   return toPayment(row)
 }
 
-export async function listPayments(ctx: TenantContext, q: Omit<repo.PaymentFilter, 'after'> & { cursor?: string }): Promise<Page<Payment>> {
-  const rows = await repo.listPayments(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
-  return toPage(rows, q.limit, toPayment, paymentJson)
+export function listPayments(ctx: TenantContext, q: Omit<repo.PaymentFilter, 'after'> & { cursor?: string }): ReturnType<typeof repo.listPayments> {
+  return repo.listPayments(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
 }
 
 /**
@@ -91,12 +89,12 @@ export async function listPayments(ctx: TenantContext, q: Omit<repo.PaymentFilte
 export function refundPayment(ctx: TenantContext, id: string, input: RefundPaymentInput): Promise<Payment> {
   return withTx(ctx.engine, async (scope) => {
     const row = await repo.findPayment(scope.tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No payment ${id}`)
+    if (!row) throw new NotFoundError(`No payment ${id}`)
     const left = row.amount - row.refunded_amount
-    if (left <= 0) throw conflict(`Payment ${id} is already fully refunded`)
+    if (left <= 0) throw new ConflictError(`Payment ${id} is already fully refunded`)
     const amount = input?.amount === undefined ? left : _minor(input.amount, row.currency)
     if (amount > left) {
-      throw validationFailed([{ path: 'amount', message: `must be at most ${toMajor(left, row.currency)}, what is left of payment ${id}` }])
+      throw new InvalidError([{ path: 'amount', message: `must be at most ${toMajor(left, row.currency)}, what is left of payment ${id}` }])
     }
     const refunded = row.refunded_amount + amount
     const now = ctx.clock.now().toISOString()
@@ -112,6 +110,6 @@ export function refundPayment(ctx: TenantContext, id: string, input: RefundPayme
 function _minor(amount: number, currency: string): number {
   const details: ErrorDetail[] = []
   const minor = minorAt(amount, currency, 'amount', details)
-  if (details.length) throw validationFailed(details)
+  if (details.length) throw new InvalidError(details)
   return minor
 }

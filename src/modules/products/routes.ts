@@ -1,4 +1,5 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
+import { toPage } from '../../http/pagination.ts'
 import { CreateProductBody, ListProductsQuery, PRODUCT_READ_ONLY, ProductView, UpdateProductBody } from './schema.ts'
 import * as products from './service.ts'
 
@@ -11,7 +12,7 @@ export const productRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/products', scope: read, tag, summary: 'List products, newest first', list: true, query: ListProductsQuery,
     response: ProductView,
-    handler: ({ ctx, query }) => products.listProducts(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await products.listProducts(ctx, query), query.limit, products.toProduct, products.productJson),
   }),
   defineRoute({
     method: 'POST', path: '/v1/products', scope: write, tag, summary: 'Create a product', status: 201,

@@ -1,9 +1,9 @@
 import type { TenantContext } from '../../context.ts'
 import type { ProductRow, ProductUpdate } from '../../db/schema.ts'
-import { withTx, type Tx } from '../../db/tx.ts'
+import { type Tx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { emit } from '../../events/emit.ts'
-import { conflict, notFound, validationFailed } from '../../http/errors.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
+import { ConflictError, InvalidError, NotFoundError } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { jsonString } from '../../lib/json.ts'
 import { minorDigits, toMajor, toMinor } from '../../lib/money.ts'
@@ -68,19 +68,18 @@ export function createProduct(ctx: TenantContext, input: CreateProductInput): Pr
 
 export async function getProduct(ctx: TenantContext, id: string): Promise<Product> {
   const row = await repo.findProduct(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No product ${id}`)
+  if (!row) throw new NotFoundError(`No product ${id}`)
   return toProduct(row)
 }
 
-export async function listProducts(ctx: TenantContext, q: Omit<repo.ProductFilter, 'after'> & { cursor?: string }): Promise<Page<Product>> {
-  const rows = await repo.listProducts(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
-  return toPage(rows, q.limit, toProduct, productJson)
+export function listProducts(ctx: TenantContext, q: Omit<repo.ProductFilter, 'after'> & { cursor?: string }): ReturnType<typeof repo.listProducts> {
+  return repo.listProducts(ctx.db, ctx.tenantId, { ...q, after: q.cursor })
 }
 
 export function updateProduct(ctx: TenantContext, id: string, input: UpdateProductInput): Promise<Product> {
   return withTx(ctx.engine, async (scope) => {
     const row = await repo.findProduct(scope.tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No product ${id}`)
+    if (!row) throw new NotFoundError(`No product ${id}`)
     const set: ProductUpdate = {}
     if (input.price !== undefined || input.currency !== undefined) {
       // A new currency re-checks the (new or kept) price against its minor digits.
@@ -109,7 +108,7 @@ export function updateProduct(ctx: TenantContext, id: string, input: UpdateProdu
 
 export async function deleteProduct(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
   return withTx(ctx.engine, async (scope) => {
-    if (!(await repo.deleteProduct(scope.tx, ctx.tenantId, id))) throw notFound(`No product ${id}`)
+    if (!(await repo.deleteProduct(scope.tx, ctx.tenantId, id))) throw new NotFoundError(`No product ${id}`)
     return { id, deleted: true as const }
   })
 }
@@ -117,12 +116,12 @@ export async function deleteProduct(ctx: TenantContext, id: string): Promise<{ i
 /** Major units → minor units of the currency; 422 on `price` when it has too many decimals. */
 function _priceMinor(price: number, currency: string): number {
   const minor = toMinor(price, currency)
-  if (minor === null) throw validationFailed([{ path: 'price', message: `must have at most ${minorDigits(currency)} decimal places for ${currency}` }])
+  if (minor === null) throw new InvalidError([{ path: 'price', message: `must have at most ${minorDigits(currency)} decimal places for ${currency}` }])
   return minor
 }
 
 /** Codes are unique per tenant; checked inside the write transaction, which holds the database's write lock. */
 async function _assertCodeFree(tx: Tx, tenantId: string, code: string): Promise<void> {
   const holder = await repo.findProductIdByCode(tx, tenantId, code)
-  if (holder) throw conflict(`Product code '${code}' is already used by ${holder}`)
+  if (holder) throw new ConflictError(`Product code '${code}' is already used by ${holder}`)
 }

@@ -1,4 +1,5 @@
 import { defineRoute, type RouteDef } from '../../http/define-route.ts'
+import { toPage } from '../../http/pagination.ts'
 import { CreateSupplierBody, SUPPLIER_READ_ONLY, SupplierView, UpdateSupplierBody } from './schema.ts'
 import * as suppliers from './service.ts'
 
@@ -11,7 +12,7 @@ export const supplierRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET', path: '/v1/suppliers', scope: read, tag, summary: 'List suppliers, newest first', list: true,
     response: SupplierView,
-    handler: ({ ctx, query }) => suppliers.listSuppliers(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await suppliers.listSuppliers(ctx, query), query.limit, suppliers.toSupplier, suppliers.supplierJson),
   }),
   defineRoute({
     method: 'POST', path: '/v1/suppliers', scope: write, tag, summary: 'Create a supplier', status: 201,

@@ -1,8 +1,7 @@
 import type { TenantContext } from '../../context.ts'
 import type { SupplierRow, SupplierUpdate } from '../../db/schema.ts'
-import { withTx } from '../../db/tx.ts'
-import { notFound } from '../../http/errors.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
+import { withTx } from '../../engine/tx.ts'
+import { NotFoundError } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { jsonString } from '../../lib/json.ts'
 import { changedColumns, parseJson, toAddressJson, toMetadataJson, type AddressValue } from '../fields.ts'
@@ -58,19 +57,18 @@ export function createSupplier(ctx: TenantContext, input: CreateSupplierInput): 
 
 export async function getSupplier(ctx: TenantContext, id: string): Promise<Supplier> {
   const row = await repo.findSupplier(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No supplier ${id}`)
+  if (!row) throw new NotFoundError(`No supplier ${id}`)
   return toSupplier(row)
 }
 
-export async function listSuppliers(ctx: TenantContext, q: { limit: number; cursor?: string }): Promise<Page<Supplier>> {
-  const rows = await repo.listSuppliers(ctx.db, ctx.tenantId, { limit: q.limit, after: q.cursor })
-  return toPage(rows, q.limit, toSupplier, supplierJson)
+export function listSuppliers(ctx: TenantContext, q: { limit: number; cursor?: string }): ReturnType<typeof repo.listSuppliers> {
+  return repo.listSuppliers(ctx.db, ctx.tenantId, { limit: q.limit, after: q.cursor })
 }
 
 export function updateSupplier(ctx: TenantContext, id: string, input: UpdateSupplierInput): Promise<Supplier> {
   return withTx(ctx.engine, async (scope) => {
     const row = await repo.findSupplier(scope.tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No supplier ${id}`)
+    if (!row) throw new NotFoundError(`No supplier ${id}`)
     const set: SupplierUpdate = {}
     if (input.name !== undefined) set.name = input.name
     if (input.type !== undefined) set.type = input.type
@@ -89,7 +87,7 @@ export function updateSupplier(ctx: TenantContext, id: string, input: UpdateSupp
 
 export async function deleteSupplier(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
   return withTx(ctx.engine, async (scope) => {
-    if (!(await repo.deleteSupplier(scope.tx, ctx.tenantId, id))) throw notFound(`No supplier ${id}`)
+    if (!(await repo.deleteSupplier(scope.tx, ctx.tenantId, id))) throw new NotFoundError(`No supplier ${id}`)
     return { id, deleted: true as const }
   })
 }

@@ -1,11 +1,10 @@
 import * as v from 'valibot'
 import type { TenantContext } from '../../context.ts'
-import type { RouteDef } from '../../http/define-route.ts'
 import { EVENT_NAMES, type EventName } from '../../events/catalog.ts'
-import { exampleData } from '../../events/examples.ts'
+import { exampleData } from './event-examples.ts'
 import { countReplayable, replayDeliveries as replay } from '../../delivery/requeue.ts'
-import { validationFailed } from '../../http/errors.ts'
-import { IdRef, TimestampQuery } from '../../modules/fields.ts'
+import { InvalidError } from '../../lib/errors.ts'
+import { IdRef, TimestampQuery } from '../fields.ts'
 import * as repo from './repo.ts'
 
 /** What emits each event, in words; the routes that do are listed from their definitions. */
@@ -38,14 +37,23 @@ export const EventTypeView = v.pipe(
 )
 export type EventType = v.InferOutput<typeof EventTypeView>
 
+/** What the catalog reads of a route: its method and path, and the events it may emit. */
+export interface EmittingRoute {
+  method: string
+  path: string
+  events?: readonly EventName[]
+}
+
 let _emitters: Map<string, string[]> | undefined
 
-/** GET /v1/webhooks/event-types: the catalog with an example body per event, addressed to the caller's tenant. */
-export async function listEventTypes(ctx: TenantContext): Promise<EventType[]> {
+/**
+ * GET /v1/webhooks/event-types: the catalog with an example body per event, addressed to the
+ * caller's tenant. `routes`: every route of the API (src/routes.ts gives them), whose `events` say what emits each.
+ */
+export async function listEventTypes(ctx: TenantContext, routes: readonly EmittingRoute[]): Promise<EventType[]> {
   if (!_emitters) {
-    const { allRoutes } = await import('../../routes.ts')
     _emitters = new Map()
-    for (const r of allRoutes(ctx) as RouteDef[]) for (const e of r.events ?? []) _emitters.set(e, [...(_emitters.get(e) ?? []), `${r.method} ${r.path}`])
+    for (const r of routes) for (const e of r.events ?? []) _emitters.set(e, [...(_emitters.get(e) ?? []), `${r.method} ${r.path}`])
   }
   const at = ctx.clock.now().toISOString()
   return EVENT_NAMES.map((name) => ({
@@ -72,7 +80,7 @@ export const ReplayView = v.pipe(
 /** POST /v1/webhooks/deliveries/replay: queues a new attempt of a subscription's finished deliveries, as `travelops deliveries replay`. */
 export async function replayDeliveries(ctx: TenantContext, body: v.InferOutput<typeof ReplayBody>) {
   const webhookId = body.webhook_id
-  if (!(await repo.findWebhook(ctx.db, ctx.tenantId, webhookId))) throw validationFailed([{ path: 'webhook_id', message: `no webhook ${webhookId}` }])
+  if (!(await repo.findWebhook(ctx.db, ctx.tenantId, webhookId))) throw new InvalidError([{ path: 'webhook_id', message: `no webhook ${webhookId}` }])
   const filter = { tenantId: ctx.tenantId, webhookId, status: body.status, since: body.since }
   if (body.dry_run) return { queued: await countReplayable(ctx.db, filter), dry_run: true }
   const queued = await replay(ctx, filter, ctx.clock.now())

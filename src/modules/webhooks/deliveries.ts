@@ -1,14 +1,13 @@
 import type { TenantContext } from '../../context.ts'
 import type { DeliveryAttemptRow } from '../../db/schema.ts'
 import { requeueDeliveries } from '../../delivery/requeue.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import type { EventName } from '../../events/catalog.ts'
 import { emitTest } from '../../events/emit.ts'
-import { exampleData } from '../../events/examples.ts'
-import { conflict, notFound, validationFailed } from '../../http/errors.ts'
-import { JsonStream } from '../../http/json-stream.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
-import { Rendered } from '../../http/rendered.ts'
+import { exampleData } from './event-examples.ts'
+import { ConflictError, InvalidError, NotFoundError } from '../../lib/errors.ts'
+import { JsonStream } from '../../lib/json-stream.ts'
+import { Rendered } from '../../lib/rendered.ts'
 import { jsonString, parseJson } from '../../lib/json.ts'
 import * as repo from './repo.ts'
 import type { Delivery, DeliveryDetail } from './schema.ts'
@@ -45,14 +44,13 @@ export function deliveryJson(row: repo.DeliveryWithPayload): string[] {
   ]
 }
 
-export async function listDeliveries(
+export function listDeliveries(
   ctx: TenantContext,
   q: { limit: number; cursor?: string; webhook_id?: string; status?: string; event?: string; created_after?: string },
-): Promise<Page<Delivery>> {
-  const rows = await repo.listDeliveries(ctx.db, ctx.tenantId, {
+): ReturnType<typeof repo.listDeliveries> {
+  return repo.listDeliveries(ctx.db, ctx.tenantId, {
     webhookId: q.webhook_id, status: q.status, event: q.event, createdAfter: q.created_after, after: q.cursor, limit: q.limit,
   })
-  return toPage(rows, q.limit, toDelivery, deliveryJson)
 }
 
 /**
@@ -69,7 +67,7 @@ export const ATTEMPT_WINDOW = 200
  */
 export async function getDelivery(ctx: TenantContext, id: string): Promise<Rendered<DeliveryDetail> | JsonStream> {
   const row = await repo.findDelivery(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No delivery ${id}`)
+  if (!row) throw new NotFoundError(`No delivery ${id}`)
   if (row.attempts > ATTEMPT_WINDOW) return new JsonStream(toDelivery(row), 'attempt_log', _attemptWindows(ctx, id, row.attempts))
   const attempts = await repo.attemptsOf(ctx.db, ctx.tenantId, id)
   return Rendered.of(deliveryDetailJson(row, attempts), row, (r) => toDeliveryWithAttempts(r, attempts))
@@ -104,10 +102,10 @@ const _attemptView = (a: DeliveryAttemptRow): DeliveryDetail['attempt_log'][numb
 /** Queues an immediate new attempt of a delivered or failed record (not of one already waiting for its first). */
 export async function retryDelivery(ctx: TenantContext, id: string): Promise<Rendered<DeliveryDetail> | JsonStream> {
   const row = await repo.findDelivery(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No delivery ${id}`)
-  if (row.status === 'pending') throw conflict(`Delivery ${id} has not had its first attempt yet`)
+  if (!row) throw new NotFoundError(`No delivery ${id}`)
+  if (row.status === 'pending') throw new ConflictError(`Delivery ${id} has not had its first attempt yet`)
   const queued = await requeueDeliveries(ctx, { ids: [id] }, ctx.clock.now())
-  if (queued.length === 0) throw conflict(`The subscription of delivery ${id} is inactive or deleted`)
+  if (queued.length === 0) throw new ConflictError(`The subscription of delivery ${id} is inactive or deleted`)
   ctx.notify()
   return getDelivery(ctx, id)
 }
@@ -121,12 +119,12 @@ export async function retryDelivery(ctx: TenantContext, id: string): Promise<Ren
 export async function sendTestEvent(ctx: TenantContext, webhookId: string, input: { event?: EventName } | undefined): Promise<Delivery> {
   const id = await withTx(ctx.engine, async (scope) => {
     const hook = await repo.findWebhook(scope.tx, ctx.tenantId, webhookId)
-    if (!hook) throw notFound(`No webhook ${webhookId}`)
-    if (hook.active !== 1) throw conflict(`Webhook ${webhookId} is inactive; enable it (PATCH {"active": true}) to send it a test event`)
+    if (!hook) throw new NotFoundError(`No webhook ${webhookId}`)
+    if (hook.active !== 1) throw new ConflictError(`Webhook ${webhookId} is inactive; enable it (PATCH {"active": true}) to send it a test event`)
     const events = JSON.parse(hook.events) as string[]
     const event = input?.event ?? (events[0] === '*' ? 'order.created' : events[0] as EventName)
     if (!events.includes('*') && !events.includes(event)) {
-      throw validationFailed([{ path: 'event', message: `this subscription does not receive '${event}' (it receives ${events.join(', ')})` }])
+      throw new InvalidError([{ path: 'event', message: `this subscription does not receive '${event}' (it receives ${events.join(', ')})` }])
     }
     return emitTest(scope, ctx, webhookId, event, exampleData(event, ctx.tenantId, ctx.clock.now().toISOString()))
   })

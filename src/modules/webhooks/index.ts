@@ -1,1 +1,7 @@
 export { webhookRoutes } from './routes.ts'
+export { EventView } from './event-view.ts'
+export { exampleData } from './event-examples.ts'
+export {
+  findWebhookAnyTenant, getDeliveryAnyTenant, listDeliveriesAnyTenant, retryDeliveriesAnyTenant, type OperatorDeliveryFilter, type RetryReport,
+} from './operator.ts'
+export type { Delivery, DeliveryDetail } from './schema.ts'

@@ -1,4 +1,5 @@
 import { defineRoute, EmptyBody, type RouteDef } from '../../http/define-route.ts'
+import { toPage } from '../../http/pagination.ts'
 import * as deliveries from './deliveries.ts'
 import { CreatedWebhookView, CreateWebhookBody, DeliveryDetailView, TestEventBody, DeliveryView, ListDeliveriesQuery, UpdateWebhookBody, WEBHOOK_READ_ONLY, WebhookView } from './schema.ts'
 import * as webhooks from './service.ts'
@@ -10,11 +11,12 @@ const read = { resource: 'webhooks', action: 'read' } as const
 const write = { resource: 'webhooks', action: 'write' } as const
 const tag = 'Webhooks'
 
-export const webhookRoutes: RouteDef[] = [
+/** The module's routes; `all` gives every route of the API, which the event catalog lists as what emits each event. */
+export const webhookRoutes = (all: () => readonly RouteDef[]): RouteDef[] => [
   defineRoute({
     method: 'GET', path: '/v1/webhooks', scope: read, tag, summary: 'List webhook subscriptions', list: true,
     response: WebhookView,
-    handler: ({ ctx, query }) => webhooks.listWebhooks(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await webhooks.listWebhooks(ctx, query), query.limit, webhooks.toWebhook, webhooks.webhookJson),
   }),
   defineRoute({
     method: 'POST', path: '/v1/webhooks', scope: write, tag, summary: 'Create a webhook subscription', status: 201,
@@ -36,7 +38,7 @@ export const webhookRoutes: RouteDef[] = [
     method: 'GET', path: '/v1/webhooks/event-types', scope: read, tag, summary: 'The event catalog: the 14 events, what emits each, an example body',
     description: 'Every event a subscription can ask for, with what emits it (in words and as the API routes that may) and an example body exactly as a receiver gets it.',
     response: v.array(EventTypeView),
-    handler: ({ ctx }) => listEventTypes(ctx),
+    handler: ({ ctx }) => listEventTypes(ctx, all()),
   }),
   defineRoute({
     method: 'POST', path: '/v1/webhooks/deliveries/replay', scope: write, tag, summary: 'Queue a new attempt of a subscription\'s finished deliveries',
@@ -50,7 +52,7 @@ export const webhookRoutes: RouteDef[] = [
     method: 'GET', path: '/v1/webhooks/deliveries', scope: read, tag, summary: 'List delivery records, newest first', list: true,
     query: ListDeliveriesQuery,
     response: DeliveryView,
-    handler: ({ ctx, query }) => deliveries.listDeliveries(ctx, query),
+    handler: async ({ ctx, query }) => toPage(await deliveries.listDeliveries(ctx, query), query.limit, deliveries.toDelivery, deliveries.deliveryJson),
   }),
   defineRoute({
     method: 'GET', path: '/v1/webhooks/deliveries/:id', scope: read, tag, summary: 'Read a delivery with its payload and every attempt',

@@ -1,11 +1,10 @@
 import type { TenantContext } from '../../context.ts'
 import type { WebhookRow } from '../../db/schema.ts'
-import { withTx } from '../../db/tx.ts'
+import { withTx } from '../../engine/tx.ts'
 import { lookupAll } from '../../delivery/guard-connect.ts'
 import { generateSecret } from '../../delivery/sign.ts'
 import { checkTargetUrl } from '../../delivery/ssrf.ts'
-import { conflict, notFound, validationFailed } from '../../http/errors.ts'
-import { toPage, type Page } from '../../http/pagination.ts'
+import { ConflictError, InvalidError, NotFoundError } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { jsonString } from '../../lib/json.ts'
 import { changedColumns } from '../fields.ts'
@@ -43,7 +42,7 @@ const _headerNames = (row: WebhookRow): string[] => Object.keys(JSON.parse(row.h
 /** Loopback/private targets are refused unless the server allows them (checked again on every attempt). */
 async function _checkUrl(ctx: TenantContext, url: string): Promise<void> {
   const r = await checkTargetUrl(url, { allowPrivate: ctx.config.allowPrivateTargets, lookup: lookupAll(ctx.resolve) })
-  if (!r.ok) throw validationFailed([{ path: 'url', message: r.reason }])
+  if (!r.ok) throw new InvalidError([{ path: 'url', message: r.reason }])
 }
 
 export async function createWebhook(ctx: TenantContext, input: CreateWebhookInput): Promise<CreatedWebhook> {
@@ -68,7 +67,7 @@ export async function createWebhook(ctx: TenantContext, input: CreateWebhookInpu
   // Count and insert in one write transaction: concurrent creates cannot both pass the limit.
   await withTx(ctx.engine, async ({ tx }) => {
     if (await repo.countWebhooks(tx, ctx.tenantId) >= ctx.config.maxWebhooks) {
-      throw conflict(`This tenant already has ${ctx.config.maxWebhooks} webhook subscriptions, the most allowed (--max-webhooks); delete one first`)
+      throw new ConflictError(`This tenant already has ${ctx.config.maxWebhooks} webhook subscriptions, the most allowed (--max-webhooks); delete one first`)
     }
     await repo.webhooks.insert(tx, row)
   })
@@ -77,19 +76,19 @@ export async function createWebhook(ctx: TenantContext, input: CreateWebhookInpu
 
 export async function getWebhook(ctx: TenantContext, id: string): Promise<Webhook> {
   const row = await repo.findWebhook(ctx.db, ctx.tenantId, id)
-  if (!row) throw notFound(`No webhook ${id}`)
+  if (!row) throw new NotFoundError(`No webhook ${id}`)
   return toWebhook(row)
 }
 
-export async function listWebhooks(ctx: TenantContext, q: { limit: number; cursor?: string }): Promise<Page<Webhook>> {
-  return toPage(await repo.listWebhooks(ctx.db, ctx.tenantId, q.cursor, q.limit), q.limit, toWebhook, webhookJson)
+export function listWebhooks(ctx: TenantContext, q: { limit: number; cursor?: string }): ReturnType<typeof repo.listWebhooks> {
+  return repo.listWebhooks(ctx.db, ctx.tenantId, q.cursor, q.limit)
 }
 
 export async function updateWebhook(ctx: TenantContext, id: string, input: UpdateWebhookInput): Promise<Webhook> {
   if (input.url !== undefined) await _checkUrl(ctx, input.url)
   const webhook = await withTx(ctx.engine, async ({ tx }) => {
     const row = await repo.findWebhook(tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No webhook ${id}`)
+    if (!row) throw new NotFoundError(`No webhook ${id}`)
     const set: Partial<WebhookRow> = {}
     if (input.url !== undefined) set.url = input.url
     if (input.events !== undefined) set.events = JSON.stringify(input.events)
@@ -114,7 +113,7 @@ export async function updateWebhook(ctx: TenantContext, id: string, input: Updat
 export async function deleteWebhook(ctx: TenantContext, id: string): Promise<{ id: string; deleted: true }> {
   await withTx(ctx.engine, async ({ tx }) => {
     const row = await repo.findWebhook(tx, ctx.tenantId, id)
-    if (!row) throw notFound(`No webhook ${id}`)
+    if (!row) throw new NotFoundError(`No webhook ${id}`)
     const now = ctx.clock.now().toISOString()
     await repo.webhooks.update(tx, ctx.tenantId, id, { deleted_at: now, updated_at: now, active: 0, secret: '', headers: '{}' })
   })

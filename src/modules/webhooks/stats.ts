@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import type { TenantContext } from '../../context.ts'
-import { badRequest } from '../../http/errors.ts'
+import { BadInputError } from '../../lib/errors.ts'
 import { timestampQuery } from '../fields.ts'
 import * as out from '../view-fields.ts'
 import { paced } from '../../lib/paced.ts'
@@ -50,9 +50,9 @@ export async function webhookStats(
   const since = q.since ?? new Date(Date.parse(until) - 86_400_000).toISOString()
   const first = Math.floor(Date.parse(since) / _MS[bucket]) * _MS[bucket]
   const count = Math.ceil((Date.parse(until) - first) / _MS[bucket])
-  if (!(Date.parse(until) > Date.parse(since))) throw badRequest('`until` must be after `since`', [{ path: 'until', message: 'must be after since' }])
+  if (!(Date.parse(until) > Date.parse(since))) throw new BadInputError('`until` must be after `since`', [{ path: 'until', message: 'must be after since' }])
   if (count > MAX_STATS_BUCKETS) {
-    throw badRequest(`At most ${MAX_STATS_BUCKETS} buckets; this range has ${count} ${bucket}s`, [{ path: 'since', message: `range too long for ${bucket} buckets` }])
+    throw new BadInputError(`At most ${MAX_STATS_BUCKETS} buckets; this range has ${count} ${bucket}s`, [{ path: 'since', message: `range too long for ${bucket} buckets` }])
   }
   const plan = statsPlan(since, until, ctx.clock.now())
   // Attempts made before this are all recorded: their delivery's deadline and a minute ago (repo.ts attemptHistogram()).

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Outcome } from '../delivery/port.ts'
 import { isDelivered } from '../delivery/rules/attempt.ts'
-import type { Tx } from './tx.ts'
+import type { Tx } from '../db/tx.ts'
 
 // attempt_stats (migrations/0013_attempt_rollup.sql): delivery_attempts summed per (tenant,
 // subscription, UTC hour, duration), kept equal to those sums by every statement that inserts

@@ -2,8 +2,8 @@ import { sql, type ExpressionBuilder } from 'kysely'
 import type { Clock } from '../lib/clock.ts'
 import type { Logger } from '../lib/logger.ts'
 import { subtractAttempts } from './attempt-stats.ts'
-import type { Engine } from '../engine/port.ts'
-import type { Database } from './schema.ts'
+import type { Engine } from './port.ts'
+import type { Database } from '../db/schema.ts'
 
 /** Finished deliveries a prune step deletes at most (with their attempts and events), or events it looks at: one short write transaction, a few ms. */
 export const PRUNE_BATCH = 200

@@ -1,6 +1,10 @@
 import { sql } from 'kysely'
-import type { Db, OpenDb } from './connect.ts'
-import type { Database } from './schema.ts'
+import type { Db } from '../db/connect.ts'
+import type { OpenDb } from './port.ts'
+import type { Database } from '../db/schema.ts'
+import { UnstorableRow } from './unstorable.ts'
+
+export { UnstorableRow }
 
 // `travelops db copy` (CONTRACT §10): every row of one travelops database into another, empty
 // one, either engine to either engine. The source is read in one snapshot (a read transaction
@@ -64,21 +68,6 @@ export async function firstNonEmpty(db: Db): Promise<string | undefined> {
     if (await db.selectFrom(t.name).select(sql`1`.as('x')).limit(1).executeTakeFirst()) return t.name
   }
   return undefined
-}
-
-/** A row of the source holding a string that PostgreSQL cannot store (CONTRACT §16). */
-export class UnstorableRow extends Error {
-  readonly table: string
-  readonly row: string
-  readonly column: string
-
-  constructor(table: string, row: string, column: string, written = 'nothing was written') {
-    super(`table ${table}, row ${row}, column ${column} holds U+0000 (NUL), which PostgreSQL cannot store; `
-      + `change or remove that value on the source and copy again; ${written}`)
-    this.table = table
-    this.row = row
-    this.column = column
-  }
 }
 
 /** The first row of the source that PostgreSQL could not store (its engine looks: Engine.findUnstorable()), read before the target is touched. */

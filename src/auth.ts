@@ -1,11 +1,11 @@
-import type { AppDeps, KeyBounds } from '../context.ts'
-import type { Db } from '../db/connect.ts'
-import type { ApiKeyRow } from '../db/schema.ts'
-import { findKeyByHash, hashKey, looksLikeKey, touchKey } from '../modules/keys/service.ts'
-import { findSession, type Role } from '../modules/dashboard/sessions.ts'
-import { findTenant } from '../modules/tenants/service.ts'
-import { isId } from '../lib/ids.ts'
-import { forbidden, notFound, unauthenticated } from './errors.ts'
+import type { AppDeps, KeyBounds } from './context.ts'
+import type { Db } from './db/connect.ts'
+import type { ApiKeyRow } from './db/schema.ts'
+import { forbidden, notFound, unauthenticated } from './http/errors.ts'
+import { isId } from './lib/ids.ts'
+import { findSession, type Role } from './modules/dashboard/index.ts'
+import { findKeyByHash, hashKey, looksLikeKey, touchKey } from './modules/keys/index.ts'
+import { findTenant } from './modules/tenants/index.ts'
 
 export interface Caller {
   keyId: string

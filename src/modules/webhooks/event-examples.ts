@@ -1,11 +1,11 @@
-import { toCustomer } from '../modules/customers/service.ts'
-import { toInquiry } from '../modules/inquiries/service.ts'
-import { toInvoice } from '../modules/invoices/view.ts'
-import { toItinerary } from '../modules/itineraries/service.ts'
-import { toOrder } from '../modules/orders/service.ts'
-import { toPayment } from '../modules/payments/service.ts'
-import { toProduct } from '../modules/products/service.ts'
-import type { EventName } from './catalog.ts'
+import type { EventName } from '../../events/catalog.ts'
+import { toCustomer } from '../customers/index.ts'
+import { toInquiry } from '../inquiries/index.ts'
+import { toInvoice } from '../invoices/index.ts'
+import { toItinerary } from '../itineraries/index.ts'
+import { toOrder } from '../orders/index.ts'
+import { toPayment } from '../payments/index.ts'
+import { toProduct } from '../products/index.ts'
 
 /**
  * An example record for each event (the `data` of a test event, CONTRACT §11, and of the event

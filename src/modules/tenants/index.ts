@@ -1,0 +1,1 @@
+export { createTenant, findTenant, listTenants } from './service.ts'
