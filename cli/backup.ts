@@ -9,7 +9,7 @@ export function backupCommand(): Command {
     .addHelpText('after', '\nExamples:\n  $ travelops backup backups/$(date +%F).db --mkdir --db travelops.db\n  $ travelops backup /var/backups/travelops/nightly.db --force --json')
     .action(async (dest: string, opts) => {
       const config = await configFrom({ db: opts.db })
-      const [{ dirname, resolve }, { existsSync, mkdirSync }, { backupTo }] = await Promise.all([import('node:path'), import('node:fs'), import('../src/db/backup.ts')])
+      const [{ dirname, resolve }, { existsSync, mkdirSync }, { backupTo }] = await Promise.all([import('node:path'), import('node:fs'), import('../src/engine/open.ts')])
       const refused = (await import('../src/engine/open.ts')).backupRefusal(config.db)
       if (refused) throw new CliError(refused, 2)
       await assertDatabase(config.db, { create: false, allowPending: true })

@@ -74,7 +74,7 @@ export function deliveriesCommand(): Command {
   dataCommand(cmd.command('retry').description('queue an immediate new attempt of each delivery (a running serve picks it up within a second)'))
     .argument('<del_id...>', 'ids of the deliveries (del_…; unique prefixes are enough)')
     .addHelpText('after', '\nExamples:\n  $ travelops deliveries retry del_019ab3c4-5d6e\n  $ travelops deliveries retry del_019ab3c4-5d6e del_019ab3c5-01f2 --json')
-    .action((inputs: string[], opts) => withDb(opts, async ({ db }) => {
+    .action((inputs: string[], opts) => withDb(opts, async ({ db, engine }) => {
       const d = await _deps()
       const ids: string[] = []
       const unmatched: string[] = []
@@ -84,7 +84,7 @@ export function deliveriesCommand(): Command {
         if (found?.length === 1) ids.push(found[0]!)
         else unmatched.push(input)
       }
-      const report = unmatched.length ? { unknown: unmatched, requeued: [], skipped: [] } : await d.retryDeliveriesAnyTenant(db, ids, new Date())
+      const report = unmatched.length ? { unknown: unmatched, requeued: [], skipped: [] } : await d.retryDeliveriesAnyTenant({ db, engine }, ids, new Date())
       if (report.unknown.length) throw new CliError(`no delivery ${report.unknown.join(', ')}; nothing was queued`)
       print(opts, { requeued: report.requeued.length, skipped: report.skipped }, () => `requeued ${_count(report.requeued.length)}`)
       for (const s of report.skipped) process.stderr.write(`not requeued: ${s.id}: ${s.reason}\n`)
@@ -98,7 +98,7 @@ export function deliveriesCommand(): Command {
     .option('-y, --yes', 'requeue without asking (needed when stdin/stderr is not a terminal)')
     .option('--dry-run', 'only count what would be requeued; change nothing (--json: { "requeued": 0, "would_requeue": N })')
     .addHelpText('after', '\nExamples:\n  $ travelops deliveries replay --webhook wh_… --status failed --dry-run\n  $ travelops deliveries replay --webhook wh_… --since 2026-11-21T15:00:00Z --yes --json')
-    .action((opts) => withDb(opts, async ({ db }) => {
+    .action((opts) => withDb(opts, async ({ db, engine }) => {
       const d = await _deps()
       const since = opts.since === undefined ? undefined : await _isoTime(opts.since)
       const hook = await d.findWebhookAnyTenant(db, await d.resolveId(db, 'webhooks', 'wh', opts.webhook, 'webhook', '--webhook'))
@@ -112,7 +112,7 @@ export function deliveriesCommand(): Command {
         return
       }
       if (!opts.yes) await _confirm(`requeue ${_count(wouldRequeue)} of ${hook.id}?`, wouldRequeue)
-      const queued = await d.replayDeliveries(db, filter, new Date())
+      const queued = await d.replayDeliveries({ db, engine }, filter, new Date())
       print(opts, { requeued: queued }, () => `requeued ${_count(queued)}`)
     }))
   return cmd

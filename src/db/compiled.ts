@@ -18,9 +18,19 @@ import type { Tx } from './tx.ts'
  * called once, with placeholders instead of the arguments.
  */
 export function compiled<A extends unknown[], R>(build: (db: Db, ...args: A) => Compilable<R>): (db: Db | Tx, ...args: A) => Promise<R[]> {
-  let template: { query: CompiledQuery<R>; slots: _Slot[] } | undefined
+  // Compiled once per dialect: a process may hold both engines (`db copy`, the engine port's
+  // suite), and one's SQL is not the other's. The dialect is read from the adapter's class, one
+  // comparison on each call.
+  let dialect: unknown
+  let template: _Template<R> | undefined
+  const others = new Map<unknown, _Template<R>>()
   return async (db, ...args) => {
-    template ??= _compile(db as Db, build, args.length)
+    const adapter = db.getExecutor().adapter.constructor
+    if (adapter !== dialect || !template) {
+      if (template) others.set(dialect, template)
+      template = others.get(adapter) ?? _compile(db as Db, build, args.length)
+      dialect = adapter
+    }
     const parameters = template.slots.map((s) => (typeof s === 'number' ? args[s] : s.value))
     if (db.isTransaction) {
       const x = internalsOfTx(db as Tx)
@@ -42,6 +52,7 @@ export function compiled<A extends unknown[], R>(build: (db: Db, ...args: A) => 
 }
 
 type _Slot = number | { value: unknown }
+interface _Template<R> { query: CompiledQuery<R>; slots: _Slot[] }
 
 function _run<R>(stmt: ReturnType<NonNullable<ReturnType<typeof internalsOf>>['prepare']>, parameters: unknown[]): R[] {
   if (stmt.reader) return stmt.all(...parameters) as R[]

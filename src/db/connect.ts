@@ -3,10 +3,13 @@ import {
   type DatabaseConnection, type Driver, type SqliteDatabase as KyselySqlite, type SqliteStatement,
 } from 'kysely'
 import type { Database } from './schema.ts'
-import type { SqliteDatabase } from './sqlite.ts'
-import type { MigrateObserver } from './migrate.ts'
+import type BetterSqlite from 'better-sqlite3'
+import type { MigrateObserver } from './migration-files.ts'
 
 export type Db = Kysely<Database>
+
+/** SQLite's connection (engine/sqlite/sqlite.ts opens it), on which the statement cache below runs. */
+export type SqliteDatabase = BetterSqlite.Database
 
 export interface OpenOptions {
   /** serve and migrate: a missing or empty database may be created. */

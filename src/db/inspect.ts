@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs'
 import { loadMigrationFiles, type MigrationFile } from './migration-files.ts'
-import { openSqliteToInspect } from './sqlite.ts'
 
 // Opening safely (CONTRACT §10): before anything is written, look at what `--db` names. Only
 // `serve` and `migrate` create a database; nothing is ever written into another application's
@@ -12,26 +10,6 @@ export type DbState =
   | { kind: 'empty' }
   | { kind: 'foreign'; tables: string[] }
   | { kind: 'travelops'; applied: string[]; pending: string[]; unknown: string[] }
-
-/** What the SQLite file holds, read without writing anything. */
-export function inspectSqlite(file: string, files: MigrationFile[] = loadMigrationFiles()): DbState {
-  if (file !== ':memory:' && !existsSync(file)) return { kind: 'missing' }
-  let db
-  try {
-    db = openSqliteToInspect(file)
-  } catch (err) {
-    throw new DatabaseRefused(`${file} is not a SQLite database (${(err as Error).message})`)
-  }
-  try {
-    const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name)
-    if (tables.length === 0) return { kind: 'empty' }
-    if (!tables.includes('schema_migrations')) return { kind: 'foreign', tables }
-    const applied = (db.prepare('SELECT name FROM schema_migrations ORDER BY name').all() as { name: string }[]).map((r) => r.name)
-    return classify(applied, files)
-  } finally {
-    db.close()
-  }
-}
 
 /** Applied migration names against this build's files (shared by both engines). */
 export function classify(applied: string[], files: MigrationFile[]): DbState {

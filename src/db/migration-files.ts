@@ -40,3 +40,17 @@ export function readMigrationDir(dir: string): MigrationFile[] {
     .sort()
     .map((name) => ({ name, sql: readFileSync(join(dir, name), 'utf8') }))
 }
+
+/** A migration and when it was applied (null: pending): Engine.migrationStatus() on either engine. */
+export interface MigrationStatus {
+  name: string
+  checksum: string
+  applied_at: string | null
+}
+
+/** Told of each migration Engine.migrate() applies. */
+export interface MigrateObserver {
+  /** Called before each pending migration is applied, and after it with the milliseconds it took. */
+  start?(name: string, index: number, count: number): void
+  end?(name: string, ms: number): void
+}

@@ -238,7 +238,7 @@ export interface DeliveriesTable {
   locked_by: string | null
 }
 
-/** A running `serve` (on SQLite at most one: db/process-lock.ts). */
+/** A running `serve` (on SQLite at most one: engine/sqlite/process-lock.ts). */
 export interface RateWindowsTable {
   key_id: string
   tenant_id: string

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
 import type { Db } from './connect.ts'
-import { procStart, processRuns } from './process-lock.ts'
+import { procStart, processRuns } from './processes.ts'
 
 // Where each `serve` listens (CONTRACT §16: `dashboard link` names it), in serve_processes,
 // through the engine (Engine.recordServeUrl(), Engine.runningServeUrl()).

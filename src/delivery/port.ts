@@ -138,7 +138,7 @@ export interface HealthPolicy {
 export interface DeliveryStore {
   /**
    * At start, before the first cycle: make work that a previous holder left in flight claimable.
-   * A store that knows no other worker can be alive (SQLite: db/process-lock.ts) frees every
+   * A store that knows no other worker can be alive (SQLite: engine/sqlite/process-lock.ts) frees every
    * lease at once; others let leases expire.
    */
   recover(owner: string): Promise<void>

@@ -1,8 +1,16 @@
 import type { ExpressionBuilder } from 'kysely'
 import type { Db } from '../db/connect.ts'
-import { rerunRetryable } from '../db/pg-common.ts'
 import type { Database } from '../db/schema.ts'
 import { windowFloor } from '../db/tenant-table.ts'
+
+/**
+ * What a requeue needs of the caller: the database, and the engine's rerunOnConflict()
+ * (engine/port.ts: a TenantContext or an OpenDb has both).
+ */
+export interface Requeuer {
+  db: Db
+  engine: { rerunOnConflict<T>(run: () => Promise<T>): Promise<T> }
+}
 
 export interface RequeueFilter {
   /** Only these deliveries (any tenant: the CLI is the operator's tool). */
@@ -19,20 +27,17 @@ export interface RequeueFilter {
  * requests not yet served, so one made while an attempt is in flight is not lost (the worker
  * subtracts what it claimed). Returns the ids queued.
  */
-export async function requeueDeliveries(db: Db, filter: RequeueFilter, now: Date): Promise<string[]> {
-  // On PostgreSQL the statement takes its rows in its own order while the worker records answers
-  // in another: one that ends as a deadlock's victim is run again (one statement: nothing of the
-  // failed try remains).
-  const rows = await rerunRetryable(_TRIES, () => db.updateTable('deliveries')
+export async function requeueDeliveries({ db, engine }: Requeuer, filter: RequeueFilter, now: Date): Promise<string[]> {
+  // The statement takes its rows in its own order while the worker records answers in another:
+  // where that can end it as a deadlock's victim, the engine runs it again (one statement:
+  // nothing of the failed try remains).
+  const rows = await engine.rerunOnConflict(() => db.updateTable('deliveries')
     .set((eb) => ({ due_at: now.toISOString(), manual: eb('manual', '+', 1) }))
     .where(_matching(filter))
     .returning('id')
     .execute())
   return rows.map((r) => r.id)
 }
-
-/** Tries of a requeue that PostgreSQL keeps ending as a deadlock's victim (each costs its deadlock_timeout, 1 s). */
-const _TRIES = 5
 
 /** A subscription's finished deliveries to queue again (replay): the subscription's tenant, its id, and the filters of RequeueFilter. */
 export interface ReplayFilter {
@@ -54,11 +59,11 @@ const _COUNT_WINDOW = 20_000
  * for 500,000 deliveries), and the CLI's held serve's writes. Each window is its own transaction:
  * a replay cut short by a stop has queued the windows before it. Returns how many were queued.
  */
-export async function replayDeliveries(db: Db, filter: ReplayFilter, now: Date): Promise<number> {
+export async function replayDeliveries({ db, engine }: Requeuer, filter: ReplayFilter, now: Date): Promise<number> {
   const match = _matching({ webhookId: filter.webhookId, since: filter.since, status: filter.status })
   let queued = 0
   await _windows(db, filter, _QUEUE_WINDOW, async (below, floor) => {
-    const r = await rerunRetryable(_TRIES, () => db.updateTable('deliveries')
+    const r = await engine.rerunOnConflict(() => db.updateTable('deliveries')
       .set((eb) => ({ due_at: now.toISOString(), manual: eb('manual', '+', 1) }))
       .where('tenant_id', '=', filter.tenantId)
       .where(match)

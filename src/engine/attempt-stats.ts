@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Outcome } from '../delivery/port.ts'
+import { isDelivered } from '../delivery/rules/attempt.ts'
 import type { Tx } from '../db/tx.ts'
 
 // attempt_stats (migrations/0013_attempt_rollup.sql): delivery_attempts summed per (tenant,
@@ -16,11 +17,6 @@ export function hourOf(at: string): string {
   return at.slice(0, 13)
 }
 
-/** Answered with a 2xx: what stats count as succeeded. */
-export function isOk(code: number | null): boolean {
-  return code !== null && code >= 200 && code <= 299
-}
-
 /**
  * Recorded outcomes summed per attempt_stats row, in key order: the order every writer takes
  * the rows in, so two PostgreSQL transactions adding to the same rows never wait for each other
@@ -34,8 +30,8 @@ export function statsDeltas(recorded: readonly Outcome[]): StatsDelta[] {
     const row = sums.get(key)
     if (row) {
       row[4] += 1
-      row[5] += isOk(o.responseCode) ? 1 : 0
-    } else sums.set(key, [o.job.tenant_id, hour, o.job.webhook_id, o.durationMs, 1, isOk(o.responseCode) ? 1 : 0])
+      row[5] += isDelivered(o.responseCode) ? 1 : 0
+    } else sums.set(key, [o.job.tenant_id, hour, o.job.webhook_id, o.durationMs, 1, isDelivered(o.responseCode) ? 1 : 0])
   }
   return [...sums.values()].sort(compareDeltas)
 }

@@ -1,6 +1,6 @@
 import type { OpenOptions } from '../db/connect.ts'
 import type { OpenDb } from './port.ts'
-import { isPostgresUrl, redactUrl } from '../db/pg-common.ts'
+import { isPostgresUrl, redactUrl } from './postgres/common.ts'
 
 // The one place that picks an engine's adapter: by what `--db` names, a `postgres://` URL
 // (CONTRACT §10) or a SQLite file. Each adapter is loaded only when chosen, so SQLite loads no
@@ -40,12 +40,17 @@ export function backupRefusal(target: string): string | undefined {
     : undefined
 }
 
+/** `backup` of a SQLite file (engine/sqlite/backup.ts), once backupRefusal() has said nothing; loaded only when called. */
+export async function backupTo(...args: Parameters<typeof import('./sqlite/backup.ts').backupTo>): ReturnType<typeof import('./sqlite/backup.ts').backupTo> {
+  return (await import('./sqlite/backup.ts')).backupTo(...args)
+}
+
 /**
  * Looks at the database before a command opens it, without writing (CONTRACT §10): a SQLite
  * file's state is checked here; a PostgreSQL database when openDatabase() connects.
  */
 export async function assertUsableBeforeOpen(target: string, opts: { create: boolean; allowPending?: boolean }): Promise<void> {
   if (isPostgresUrl(target)) return
-  const { assertUsable, inspectSqlite } = await import('../db/inspect.ts')
+  const [{ assertUsable }, { inspectSqlite }] = await Promise.all([import('../db/inspect.ts'), import('./sqlite/inspect.ts')])
   assertUsable(inspectSqlite(target), target, opts)
 }

@@ -1,8 +1,7 @@
 import type { SelectQueryBuilder } from 'kysely'
-import type { Db } from '../db/connect.ts'
-import type { SqliteDatabase } from '../db/sqlite.ts'
+import type { Db, SqliteDatabase } from '../db/connect.ts'
 import type { UnstorableRow } from './unstorable.ts'
-import type { MigrateObserver, MigrationStatus } from '../db/migrate.ts'
+import type { MigrateObserver, MigrationStatus } from '../db/migration-files.ts'
 import type { Database } from '../db/schema.ts'
 import type { Tx, TxScope } from '../db/tx.ts'
 import type { OutboxEvent, Written } from '../delivery/fan-out.ts'
@@ -65,6 +64,13 @@ export interface Engine {
    * (withTx() gave up running it again). undefined: any other error.
    */
   conflictOf(err: unknown): 'unique' | 'concurrent' | undefined
+  /**
+   * Runs `run`, one statement outside any transaction, and runs it again while the database ends
+   * it as the loser of a race that running it again resolves (PostgreSQL: a deadlock's victim,
+   * when the statement takes its rows in another order than a writer beside it; at most 5 tries).
+   * Once where one writer runs at a time (SQLite). `run` must leave nothing behind when it fails.
+   */
+  rerunOnConflict<T>(run: () => Promise<T>): Promise<T>
 
   /** The database answers (GET /health), without queueing behind the requests' queries. */
   ping(): Promise<void>

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { openSqlite } from '../../src/db/sqlite.ts'
+import { openSqlite } from '../../src/engine/sqlite/sqlite.ts'
 import { startTestApp, type Reply, type TestApp, type TestTenant } from '../helpers/app.ts'
 import { startServe, until } from '../helpers/cli.ts'
 import { testEngine } from '../helpers/engine.ts'

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, sta
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { openSqlite } from '../../src/db/sqlite.ts'
+import { openSqlite } from '../../src/engine/sqlite/sqlite.ts'
 import { orderBody } from '../helpers/app.ts'
 import { apiClient, runCli, runJson, startServe, until, type ServeProcess, migratedDb } from '../helpers/cli.ts'
 

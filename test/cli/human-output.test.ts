@@ -179,7 +179,7 @@ describe('progress on stderr, on a terminal only', () => {
       assert.equal(first.code, 0, first.output)
       assert.match(first.output, /applying 0001_init\.sql \(1 of \d+\)…\napplied 0001_init\.sql in \d+\.\d s\n/)
       // Enough pages for several steps of the copy.
-      const { openSqlite } = await import('../../src/db/sqlite.ts')
+      const { openSqlite } = await import('../../src/engine/sqlite/sqlite.ts')
       const sqlite = openSqlite(db)
       sqlite.exec("CREATE TABLE filler (b BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) INSERT INTO filler SELECT randomblob(4000) FROM n")
       sqlite.close()

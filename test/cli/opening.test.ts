@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { migrate } from '../../src/db/migrate.ts'
+import { migrate } from '../../src/engine/sqlite/migrate.ts'
 import { loadMigrationFiles } from '../../src/db/migration-files.ts'
-import { openSqlite } from '../../src/db/sqlite.ts'
+import { openSqlite } from '../../src/engine/sqlite/sqlite.ts'
 import { runCli, runJson } from '../helpers/cli.ts'
 
 // CONTRACT §10, opening safely: only serve and migrate create a database; another

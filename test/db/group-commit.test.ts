@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { type OpenSqliteDb } from '../../src/engine/port.ts'
 import { openDb } from '../../src/engine/sqlite/open.ts'
-import { openSqlite, type SqliteDatabase } from '../../src/db/sqlite.ts'
+import { openSqlite, type SqliteDatabase } from '../../src/engine/sqlite/sqlite.ts'
 import { type TxScope } from '../../src/db/tx.ts'
 import { withTx } from '../../src/engine/tx.ts'
 import { GROUP_MAX } from '../../src/engine/sqlite/group-commit.ts'
@@ -196,7 +196,7 @@ describe('SQLite group commit', () => {
   // Each member's savepoint keeps the pages it changes as they were, to roll back to: SQLite's
   // sub-journal. Past 64 KiB it went to a temporary file (a new one in /var/tmp per group, two
   // writes per page), which was two thirds of a POST's system time under load; with temp_store =
-  // MEMORY (src/db/sqlite.ts) it stays in memory. Seen from inside the group's last member: no
+  // MEMORY (src/engine/sqlite/sqlite.ts) it stays in memory. Seen from inside the group's last member: no
   // deleted temporary file is open then that was not open before.
   test("a group's savepoints keep their journal in memory, not in a temporary file", async () => {
     clear()

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { OpenSqliteDb } from '../../src/engine/port.ts'
 import { openDb } from '../../src/engine/sqlite/open.ts'
-import { openSqlite, type SqliteDatabase } from '../../src/db/sqlite.ts'
+import { openSqlite, type SqliteDatabase } from '../../src/engine/sqlite/sqlite.ts'
 import { createKey } from '../../src/modules/keys/service.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 

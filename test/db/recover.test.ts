@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { openDatabase } from '../../src/engine/open.ts'
 import { SQLITE_RECOVER, sqliteDeliveryStore } from '../../src/engine/sqlite/delivery-store.ts'
-import { openSqlite } from '../../src/db/sqlite.ts'
+import { openSqlite } from '../../src/engine/sqlite/sqlite.ts'
 
 // serve's start on SQLite frees every lease at once (one serve per file: any lease it finds is a
 // previous process's, whose attempts were cut short), so those deliveries are attempted again

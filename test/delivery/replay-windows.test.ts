@@ -55,7 +55,7 @@ describe('replaying a subscription\'s deliveries in windows', () => {
     const turn = () => setImmediate(() => { if (!done) { turns++; turn() } })
     turn()
     // The worker is told nothing (the function alone, not the route): what is queued stays queued for the checks below.
-    const queued = await replayDeliveries(watched, filter, new Date('2100-01-01T00:00:00.000Z'))
+    const queued = await replayDeliveries({ db: watched, engine: app.server.deps.engine }, filter, new Date('2100-01-01T00:00:00.000Z'))
     done = true
     assert.equal(queued, N)
     assert.deepEqual(plugin.counts, [2_000, 2_000, 1_500])

@@ -301,7 +301,7 @@ test('work from elsewhere while an attempt is in flight (a manual retry of it) i
   await commit(1, (fresh) => w.wake(fresh))
   await rx.waitFor(2) // the first attempt failed; its automatic retry is in flight, answered in 300 ms
   const [d] = await env.opened.db.selectFrom('deliveries').select('id').where('webhook_id', '=', hook!).execute()
-  assert.deepEqual(await requeueDeliveries(env.opened.db, { ids: [d!.id] }, new Date()), [d!.id])
+  assert.deepEqual(await requeueDeliveries(env.opened, { ids: [d!.id] }, new Date()), [d!.id])
   w.wake() // as the API does after a retry: no subscriptions named
   await rx.waitFor(3, 3000)
   await w.stop()

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { migrate } from '../../src/db/migrate.ts'
-import { openSqlite } from '../../src/db/sqlite.ts'
+import { migrate } from '../../src/engine/sqlite/migrate.ts'
+import { openSqlite } from '../../src/engine/sqlite/sqlite.ts'
 import { cliBundle, cliBundleEnv } from './cli-bundle.ts'
 import { newPgDatabase, testEngine } from './engine.ts'
 

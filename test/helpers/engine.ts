@@ -39,7 +39,7 @@ export async function openWithStore(target: string, health?: { disableAfterMs: n
 /** Rows of a plain SQL query (`?` placeholders, portable SQL) on the test's database, whichever engine it is. */
 export async function queryRows<T = Record<string, unknown>>(target: string, text: string, ...params: unknown[]): Promise<T[]> {
   if (!/^postgres(ql)?:\/\//.test(target)) {
-    const { openSqlite } = await import('../../src/db/sqlite.ts')
+    const { openSqlite } = await import('../../src/engine/sqlite/sqlite.ts')
     const db = openSqlite(target, { readonly: true })
     try {
       return db.prepare(text).all(...params) as T[]

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { openSqlite } from '../../src/db/sqlite.ts'
+import { openSqlite } from '../../src/engine/sqlite/sqlite.ts'
 import type { TestApp } from './app.ts'
 
 export interface StatementSizes {

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { migrate } from '../../src/db/migrate.ts'
+import { migrate } from '../../src/engine/sqlite/migrate.ts'
 import { migratePostgres } from '../../src/engine/postgres/migrate.ts'
 import { loadMigrationFiles } from '../../src/db/migration-files.ts'
 import { openPostgres } from '../../src/engine/postgres/pool.ts'
-import { openSqlite } from '../../src/db/sqlite.ts'
+import { openSqlite } from '../../src/engine/sqlite/sqlite.ts'
 import { newPgDatabase, queryRows } from '../helpers/engine.ts'
 
 // Migration 0013 on a database that already has attempts (both engines): attempt_stats starts

@@ -297,7 +297,7 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
     const [first, second] = ids as [string, string]
     const { requeue } = await committed(async () => {
       await other.query('UPDATE deliveries SET manual = manual WHERE id = $1', [second])
-      const requeue = requeueDeliveries(opened.db, { ids: [first, second] }, new Date())
+      const requeue = requeueDeliveries(opened, { ids: [first, second] }, new Date())
       requeue.catch(() => {})
       await waiters(1)
       const stop = { done: false }

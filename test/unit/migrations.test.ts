@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { migrate, migrationStatus } from '../../src/db/migrate.ts'
+import { migrate, migrationStatus } from '../../src/engine/sqlite/migrate.ts'
 import { loadMigrationFiles } from '../../src/db/migration-files.ts'
-import { openSqlite } from '../../src/db/sqlite.ts'
+import { openSqlite } from '../../src/engine/sqlite/sqlite.ts'
 
 const fresh = () => {
   const dir = mkdtempSync(join(tmpdir(), 'travelops-mig-'))

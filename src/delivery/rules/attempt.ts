@@ -32,6 +32,7 @@ export interface Schedule {
   random: () => number
 }
 
+/** Answered with a 2xx: the event is delivered, and stats count the attempt as succeeded (engine/attempt-stats.ts). */
 export function isDelivered(responseCode: number | null): boolean {
   return responseCode !== null && responseCode >= 200 && responseCode < 300
 }

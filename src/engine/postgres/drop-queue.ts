@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/connect.ts'
 import { DROP_BATCH, dropInBatches } from '../../db/drop-queue.ts'
-import { rerunRetryable } from '../../db/pg-common.ts'
+import { rerunRetryable } from './common.ts'
 import type { Tx } from '../../db/tx.ts'
 
 /** Tries of one batch that PostgreSQL keeps ending as a deadlock's victim. */

@@ -3,7 +3,7 @@ import type { Db, OpenOptions } from '../../db/connect.ts'
 import type { OpenDb } from '../port.ts'
 import { nextCounter } from '../../db/counters.ts'
 import { assertUsable, DatabaseRefused } from '../../db/inspect.ts'
-import { isRetryable, isUniqueViolation, KEYS_CHANNEL, redactUrl } from '../../db/pg-common.ts'
+import { isRetryable, isUniqueViolation, KEYS_CHANNEL, redactUrl, rerunRetryable } from './common.ts'
 import { earliestDue } from '../../db/queue-gauges.ts'
 import { recordOwnRow, runningServeUrl } from '../../db/serve-record.ts'
 import { SharedRateLimiter } from './rate-windows.ts'
@@ -100,6 +100,8 @@ export async function openPostgresDatabase(url: string, opts: OpenOptions): Prom
       return result
     },
     conflictOf: (err) => (isUniqueViolation(err) ? 'unique' : isRetryable(err) ? 'concurrent' : undefined),
+    // Each try that loses costs its deadlock_timeout (1 s).
+    rerunOnConflict: (run) => rerunRetryable(5, run),
     ping: async () => void (await health.pool.query('select 1')),
     // Several processes share the windows (CONTRACT §10).
     rateLimiter: () => new SharedRateLimiter(db),

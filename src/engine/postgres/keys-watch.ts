@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { KEYS_CHANNEL } from '../../db/pg-common.ts'
+import { KEYS_CHANNEL } from './common.ts'
 
 /**
  * When API keys may have changed, for a cache of key rows on PostgreSQL (http/auth.ts), where

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import { classify, type DbState } from '../../db/inspect.ts'
-import type { MigrateObserver, MigrationStatus } from '../../db/migrate.ts'
+import type { MigrateObserver, MigrationStatus } from '../../db/migration-files.ts'
 import { loadMigrationFiles, type MigrationFile } from '../../db/migration-files.ts'
 import type { Database } from '../../db/schema.ts'
 
@@ -47,7 +47,9 @@ export async function migratePostgres(db: AnyDb, files: MigrationFile[] = loadMi
 
 /** Every known migration with the time it was applied (null = pending); the database must be a travelops one. */
 export async function migrationStatusPostgres(db: AnyDb, files: MigrationFile[] = loadMigrationFiles('postgres')): Promise<MigrationStatus[]> {
-  const rows = (await sql<MigrationStatus>`select name, checksum, applied_at from schema_migrations`.execute(db)).rows
+  // A database never migrated has no schema_migrations: every migration is pending (as on SQLite).
+  const [table] = (await sql<{ t: string | null }>`select to_regclass('schema_migrations')::text as t`.execute(db)).rows
+  const rows = table?.t ? (await sql<MigrationStatus>`select name, checksum, applied_at from schema_migrations`.execute(db)).rows : []
   const applied = new Map(rows.map((r) => [r.name, r]))
   return files.map((f) => ({ name: f.name, checksum: checksum(f.sql), applied_at: applied.get(f.name)?.applied_at ?? null }))
 }

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
-import { isStalePlan } from '../../db/pg-common.ts'
+import { isStalePlan } from './common.ts'
 import type { Database } from '../../db/schema.ts'
 
 // PostgreSQL (CONTRACT §10) through kysely's PostgresDialect and node-postgres. The tables are
@@ -9,7 +9,7 @@ import type { Database } from '../../db/schema.ts'
 // delivery's payload must stay byte for byte what was signed; jsonb reorders keys), flags as
 // 0/1 integers; money and counters are BIGINT and come back as numbers (all far below 2^53).
 
-export { isPostgresUrl, isRetryable, isStalePlan, isUniqueViolation, pgCode, redactUrl } from '../../db/pg-common.ts'
+export { isPostgresUrl, isRetryable, isStalePlan, isUniqueViolation, pgCode, redactUrl } from './common.ts'
 
 /** node-postgres turns int8 and numeric into strings by default; every value here fits a number. */
 const _types = {

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.ts'
-import { rerunRetryable } from '../../db/pg-common.ts'
+import { rerunRetryable } from './common.ts'
 import type { TxScope } from '../../db/tx.ts'
 
 /**

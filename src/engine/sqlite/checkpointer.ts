@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
 import { endianness } from 'node:os'
 import type { Logger } from '../../lib/logger.ts'
-import { openSqlite, type SqliteDatabase } from '../../db/sqlite.ts'
+import { openSqlite, type SqliteDatabase } from './sqlite.ts'
 
 /** How often the checkpointer looks for committed frames to copy into the database file, in ms. */
 export const CHECKPOINT_EVERY_MS = 100

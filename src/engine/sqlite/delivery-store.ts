@@ -15,7 +15,7 @@ export const SQLITE_RECOVER = 'UPDATE deliveries SET locked_until = NULL, locked
  * The delivery worker's store on SQLite (see delivery/port.ts for what each call promises).
  * A worker cycle runs as one synchronous transaction (exclusive(): cached statements, no
  * kysely), because it is many small statements per delivery on the hottest loop of `serve`.
- * One `serve` per file (db/process-lock.ts), so recover() may free every lease at once.
+ * One `serve` per file (process-lock.ts), so recover() may free every lease at once.
  */
 export function sqliteDeliveryStore(db: Db, health: HealthPolicy = { disableAfterMs: 0 }): DeliveryStore {
   return {

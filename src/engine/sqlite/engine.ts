@@ -1,9 +1,9 @@
 import type { Db, DbInternals } from '../../db/connect.ts'
 import { nextCounter } from '../../db/counters.ts'
-import { migrate, migrationStatus } from '../../db/migrate.ts'
+import { migrate, migrationStatus } from './migrate.ts'
 import { earliestDue } from '../../db/queue-gauges.ts'
 import { recordUrlOnLock, runningServeUrl } from '../../db/serve-record.ts'
-import type { SqliteDatabase } from '../../db/sqlite.ts'
+import type { SqliteDatabase } from './sqlite.ts'
 import { RateLimiter } from '../../lib/rate-window.ts'
 import type { Engine } from '../port.ts'
 import { startCheckpointer } from './checkpointer.ts'
@@ -16,7 +16,7 @@ import { countQueued } from './queue-count.ts'
 
 /**
  * The SQLite adapter of the engine port (engine/port.ts): one file, one connection, one `serve`
- * (db/process-lock.ts). One writer at a time, so transactions are grouped per event-loop turn
+ * (process-lock.ts). One writer at a time, so transactions are grouped per event-loop turn
  * and nothing needs a lock beyond BEGIN IMMEDIATE; rate windows live in this process's memory;
  * WAL checkpoints run beside the event loop.
  */
@@ -40,11 +40,12 @@ export function sqliteEngine(o: { db: Db; sqlite: SqliteDatabase; internals: DbI
     keysVersion: () => internals.keysVersion(),
     // TEMP triggers count the write (db/connect.ts).
     keysWrite: (d, fn) => fn(d),
+    // One writer at a time, every read-check-write inside one: no race reaches the database.
+    conflictOf: () => undefined,
+    rerunOnConflict: (run) => run(),
     // On the connection at once, not in the serialising driver's queue: a liveness check must not
     // wait behind every request queued there (a statement runs whole in one turn, so nothing is
     // interrupted; inside another caller's open transaction a SELECT changes nothing).
-    // One writer at a time, every read-check-write inside one: no race reaches the database.
-    conflictOf: () => undefined,
     ping: async () => void internals.prepare('SELECT 1').get(),
     rateLimiter: () => new RateLimiter(),
     pruneRateWindows: async () => {},

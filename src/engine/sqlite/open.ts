@@ -1,9 +1,10 @@
 import { sqliteKysely, type OpenOptions } from '../../db/connect.ts'
 import { type OpenSqliteDb } from '../port.ts'
-import { assertUsable, inspectSqlite } from '../../db/inspect.ts'
-import { migrate } from '../../db/migrate.ts'
-import { acquireServeLock, assertNoOtherServe } from '../../db/process-lock.ts'
-import { openSqlite } from '../../db/sqlite.ts'
+import { assertUsable } from '../../db/inspect.ts'
+import { inspectSqlite } from './inspect.ts'
+import { migrate } from './migrate.ts'
+import { acquireServeLock, assertNoOtherServe } from './process-lock.ts'
+import { openSqlite } from './sqlite.ts'
 import { sqliteEngine } from './engine.ts'
 
 /**

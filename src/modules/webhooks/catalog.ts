@@ -83,7 +83,7 @@ export async function replayDeliveries(ctx: TenantContext, body: v.InferOutput<t
   if (!(await repo.findWebhook(ctx.db, ctx.tenantId, webhookId))) throw new InvalidError([{ path: 'webhook_id', message: `no webhook ${webhookId}` }])
   const filter = { tenantId: ctx.tenantId, webhookId, status: body.status, since: body.since }
   if (body.dry_run) return { queued: await countReplayable(ctx.db, filter), dry_run: true }
-  const queued = await replay(ctx.db, filter, ctx.clock.now())
+  const queued = await replay(ctx, filter, ctx.clock.now())
   if (queued) ctx.notify()
   return { queued, dry_run: false }
 }

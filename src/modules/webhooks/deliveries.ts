@@ -104,7 +104,7 @@ export async function retryDelivery(ctx: TenantContext, id: string): Promise<Ren
   const row = await repo.findDelivery(ctx.db, ctx.tenantId, id)
   if (!row) throw new NotFoundError(`No delivery ${id}`)
   if (row.status === 'pending') throw new ConflictError(`Delivery ${id} has not had its first attempt yet`)
-  const queued = await requeueDeliveries(ctx.db, { ids: [id] }, ctx.clock.now())
+  const queued = await requeueDeliveries(ctx, { ids: [id] }, ctx.clock.now())
   if (queued.length === 0) throw new ConflictError(`The subscription of delivery ${id} is inactive or deleted`)
   ctx.notify()
   return getDelivery(ctx, id)

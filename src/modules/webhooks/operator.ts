@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connect.ts'
+import type { Engine } from '../../engine/port.ts'
 import { requeueDeliveries } from '../../delivery/requeue.ts'
 import { toDelivery, toDeliveryWithAttempts } from './deliveries.ts'
 import type { DeliveryWithPayload } from './repo.ts'
@@ -54,7 +55,8 @@ export interface RetryReport {
  * is unknown nothing is queued. A delivery still waiting for its first attempt, or whose
  * subscription is inactive or deleted, is skipped with its reason (as the API's retry answers 409).
  */
-export async function retryDeliveriesAnyTenant(db: Db, ids: readonly string[], now: Date): Promise<RetryReport> {
+export async function retryDeliveriesAnyTenant(opened: { db: Db; engine: Engine }, ids: readonly string[], now: Date): Promise<RetryReport> {
+  const { db } = opened
   const wanted = [...new Set(ids)]
   const rows = await db.selectFrom('deliveries').innerJoin('webhooks', 'webhooks.id', 'deliveries.webhook_id')
     .select(['deliveries.id', 'deliveries.status', 'deliveries.webhook_id', 'webhooks.active', 'webhooks.deleted_at'])
@@ -71,7 +73,7 @@ export async function retryDeliveriesAnyTenant(db: Db, ids: readonly string[], n
     else if (r.active !== 1) skipped.push({ id, reason: `its subscription ${r.webhook_id} is inactive` })
     else eligible.push(id)
   }
-  const queued = new Set(eligible.length ? await requeueDeliveries(db, { ids: eligible }, now) : [])
+  const queued = new Set(eligible.length ? await requeueDeliveries(opened, { ids: eligible }, now) : [])
   for (const id of eligible) {
     if (!queued.has(id)) skipped.push({ id, reason: 'its subscription changed meanwhile (inactive or deleted)' })
   }

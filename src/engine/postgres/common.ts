@@ -1,4 +1,4 @@
-// What the rest of the code needs to know about PostgreSQL without loading its driver.
+// What engine/open.ts and the PostgreSQL adapter need to know about PostgreSQL without loading its driver.
 
 /** The NOTIFY channel on which key writes are announced to every process's key cache (engine/postgres/keys-watch.ts). */
 export const KEYS_CHANNEL = 'travelops_keys'

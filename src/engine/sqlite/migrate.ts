@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto'
+import { loadMigrationFiles, type MigrateObserver, type MigrationFile, type MigrationStatus } from '../../db/migration-files.ts'
 import type { SqliteDatabase } from './sqlite.ts'
-import { loadMigrationFiles, type MigrationFile } from './migration-files.ts'
-
-export interface MigrationStatus {
-  name: string
-  checksum: string
-  applied_at: string | null
-}
 
 const checksum = (sql: string) => createHash('sha256').update(sql).digest('hex')
 
@@ -29,12 +23,6 @@ export function migrationStatus(db: SqliteDatabase, files = loadMigrationFiles()
  * Applies pending migrations in name order, each in one IMMEDIATE transaction together
  * with its schema_migrations row. Refuses to run when an applied file was edited since.
  */
-export interface MigrateObserver {
-  /** Called before each pending migration is applied, and after it with the milliseconds it took. */
-  start?(name: string, index: number, count: number): void
-  end?(name: string, ms: number): void
-}
-
 export function migrate(db: SqliteDatabase, files: MigrationFile[] = loadMigrationFiles(), observer: MigrateObserver = {}): string[] {
   _ensureTable(db)
   const applied = new Map(

@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3'
 import { chmodSync, closeSync, existsSync, openSync, readSync } from 'node:fs'
 import { isSea } from 'node:sea'
+import type { SqliteDatabase } from '../../db/connect.ts'
 import { loadSeaNativeAddon } from './native-addon.ts'
 
-export type SqliteDatabase = Database.Database
+export type { SqliteDatabase }
 
 /**
  * Opens the SQLite file with the pragmas every travelops process relies on.

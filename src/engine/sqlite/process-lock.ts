@@ -1,7 +1,8 @@
-import { readFileSync, realpathSync } from 'node:fs'
+import { realpathSync } from 'node:fs'
 import { hostname } from 'node:os'
 import type { Selectable } from 'kysely'
-import type { ServeProcessesTable } from './schema.ts'
+import type { ServeProcessesTable } from '../../db/schema.ts'
+import { procStart, processRuns } from '../../db/processes.ts'
 import type { SqliteDatabase } from './sqlite.ts'
 
 /** Another `serve` runs on this database file (CONTRACT §9: one process per SQLite file). */
@@ -43,27 +44,6 @@ export function acquireServeLock(sqlite: SqliteDatabase, file: string, id: strin
 /** A row of a process that still runs on this host with this very file (a copy or backup of the file carries the row along). */
 function _live(rows: ServeRow[], path: string): ServeRow | undefined {
   return rows.find((r) => r.pid !== process.pid && r.host === hostname() && r.file === path && processRuns(r.pid, r.proc_start))
-}
-
-/** Whether the process `pid` of this host still runs and is the one that started at `started` (its procStart()). */
-export function processRuns(pid: number, started: string | null): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false
-  }
-  const now = procStart(pid)
-  return started === null || now === null || now === started
-}
-
-/** The kernel's start time of a process (field 22 of /proc/<pid>/stat), null where there is no /proc. */
-export function procStart(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null
-  } catch {
-    return null
-  }
 }
 
 function _realpath(file: string): string {
