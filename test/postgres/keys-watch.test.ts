@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
+import pg from 'pg'
+import { KEYS_CHANNEL } from '../../src/engine/postgres/common.ts'
 import type { OpenDb } from '../../src/engine/port.ts'
 import { openDatabase } from '../../src/engine/open.ts'
 import { createKey, revokeKey, touchKey } from '../../src/modules/keys/service.ts'
@@ -69,10 +71,25 @@ describe('keysVersion on PostgreSQL', () => {
 
   test('a last_used_at touch announces nothing', async () => {
     const k = await createKey(cli.engine, { tenantId, scopes: ['*'] }, new Date())
-    const v = await freshSlot()
-    await touchKey(cli.db, k.id, new Date())
-    await new Promise((r) => setTimeout(r, 150))
-    assert.equal(serve.engine.keysVersion(), v)
+    // A listener of the test's own on the channel, then the touch, then a marker of the test's own
+    // on the same channel: notifications arrive in commit order, so whatever the touch announced
+    // would arrive before the marker.
+    const listener = new pg.Client({ connectionString: url })
+    await listener.connect()
+    try {
+      const heard: string[] = []
+      const marked = new Promise<void>((resolve) => listener.on('notification', (n) => {
+        heard.push(n.payload ?? '')
+        if (n.payload === 'marker') resolve()
+      }))
+      await listener.query(`listen ${KEYS_CHANNEL}`)
+      await touchKey(cli.db, k.id, new Date())
+      await sql`select pg_notify(${KEYS_CHANNEL}, 'marker')`.execute(cli.db)
+      await marked
+      assert.deepEqual(heard, ['marker'], 'nothing announced before the marker')
+    } finally {
+      await listener.end()
+    }
   })
 
   test('a hand-written UPDATE that announces nothing still ages out within 500 ms', async () => {
