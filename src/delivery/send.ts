@@ -115,8 +115,17 @@ export function createSender(options: SenderOptions): Sender {
   }
 
   async function send(req: SendRequest, signal?: AbortSignal): Promise<SendResult> {
-    const u = _undici ?? (await _loadUndici())
+    // The deadline counts from the call, as the worker's backstop does (worker/attempt.ts): the
+    // first send of a process loads undici first, which on a loaded machine took longer than the
+    // backstop's margin; the backstop then took the attempt for stuck and dropped its
+    // subscription's connections, and the other attempts logged "The client is destroyed".
     const started = performance.now()
+    let u = _undici
+    let loading = 0
+    if (!u) {
+      u = await _loadUndici()
+      loading = performance.now() - started
+    }
     const headers = outgoingHeaders(req.headers)
     if (typeof headers === 'string') return { responseCode: null, durationMs: Math.round(performance.now() - started), error: `${headers}: not sent`, responseBody: null }
     headers['user-agent'] = userAgent
@@ -137,7 +146,7 @@ export function createSender(options: SenderOptions): Sender {
     const x = new _Exchange(u, a, started, timeoutMs, signal)
     const done = new Promise<SendResult>((resolve) => { x.resolve = resolve })
     a.busy++
-    x.timer = setTimeout(_onDeadline, timeoutMs, x)
+    x.timer = setTimeout(_onDeadline, Math.max(0, timeoutMs - loading), x)
     signal?.addEventListener('abort', x, { once: true })
     try {
       a.agent.dispatch({ origin: a.origin, path: a.path, method: 'POST', headers, body: req.body }, x)
