@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { FreshWork } from './fresh-work.ts'
-import type { Clock } from '../lib/clock.ts'
-import type { Logger } from '../lib/logger.ts'
 import type { SlotLimits } from './plan.ts'
 import type { DeliveryStore, Lease } from './port.ts'
-import type { Sender } from './send.ts'
-import { createAttempts } from './worker/attempt.ts'
+import { createAttempts, type AttemptOptions } from './worker/attempt.ts'
 import type { Core } from './worker/core.ts'
 import { createCycles } from './worker/cycle.ts'
 import { createFastPath } from './worker/fast-path.ts'
@@ -14,22 +11,14 @@ import { createLifecycle } from './worker/lifecycle.ts'
 import { createReads } from './worker/reads.ts'
 import { createSlots } from './worker/slots.ts'
 
-export interface WorkerOptions {
+/** What startWorker() needs: what one attempt needs (worker/attempt.ts; `random` defaults to Math.random), and the store and limits. */
+export interface WorkerOptions extends Omit<AttemptOptions, 'random'> {
   store: DeliveryStore
-  clock: Clock
-  logger: Logger
-  sender: Sender
-  userAgent: string
-  retryBaseMs: number
-  /** The receiver deadline (`--delivery-timeout`): every attempt ends at most 1 s after it. */
-  timeoutMs: number
   /** How long a claim holds unless renewed; renewed every third of it while the attempt runs. */
   leaseMs?: number
   slots?: Partial<SlotLimits>
   /** Safety-net poll (work queued by another process, e.g. `travelops deliveries retry`). */
   pollMs?: number
-  /** Told of every finished attempt (`--metrics`). */
-  observe?: (outcome: 'delivered' | 'failed', seconds: number) => void
   random?: () => number
 }
 

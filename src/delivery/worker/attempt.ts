@@ -17,9 +17,10 @@ export interface AttemptOptions {
   sender: Sender
   userAgent: string
   retryBaseMs: number
-  /** The receiver deadline: the backstop ends an attempt still without an answer BACKSTOP_MS after it. */
+  /** The receiver deadline (`--delivery-timeout`): the backstop ends an attempt still without an answer BACKSTOP_MS after it. */
   timeoutMs: number
   random: () => number
+  /** Told of every finished attempt (`--metrics`). */
   observe?: (outcome: 'delivered' | 'failed', seconds: number) => void
 }
 
