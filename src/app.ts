@@ -216,12 +216,13 @@ function _apply(decision: RateDecision, state: RequestState): void {
 function _errorOut(err: unknown, state: RequestState, deps: AppDeps, event: H3Event): Out {
   let apiError: ApiError
   const expected = asApiError(err)
-  if (expected) apiError = expected
-  else if (_status(err) === 400) apiError = new ApiError(400, 'bad_request', 'Malformed request URL')
   // Two writers raced past a check to the same unique key (a slug, a product code, an
   // idempotency key) or kept conflicting (several processes): the loser is told so.
-  else if (deps.engine.conflictOf(err) === 'unique') apiError = new ApiError(409, 'conflict', 'A concurrent request changed this resource first; retry')
-  else if (deps.engine.conflictOf(err) === 'concurrent') apiError = new ApiError(409, 'conflict', 'Too many concurrent changes to this resource; retry')
+  const conflict = expected ? undefined : deps.engine.conflictOf(err)
+  if (expected) apiError = expected
+  else if (_status(err) === 400) apiError = new ApiError(400, 'bad_request', 'Malformed request URL')
+  else if (conflict === 'unique') apiError = new ApiError(409, 'conflict', 'A concurrent request changed this resource first; retry')
+  else if (conflict === 'concurrent') apiError = new ApiError(409, 'conflict', 'Too many concurrent changes to this resource; retry')
   else {
     deps.logger.error('unhandled error', { request_id: state.requestId, method: event.req.method, path: event.url.pathname, error: String((err as Error)?.stack ?? err) })
     apiError = new ApiError(500, 'internal_error', 'Internal server error')
