@@ -1,6 +1,6 @@
 // `npm test` after the type check, in three passes: the whole suite on SQLite (with test/postgres/,
 // several serve processes and db copy, when there is a server), the dashboard's browser tests
-// (test/dashboard/) in Chromium, then the API, delivery and CLI tests again on PostgreSQL
+// (test/browser/) in Chromium, then the API, delivery and CLI tests again on PostgreSQL
 // (TRAVELOPS_TEST_ENGINE=postgres). Then one summary: each pass's counts and time, its slowest
 // files, every failing test named again, what was left out and why; its last line is
 // `N passed, N failed, N skipped`. Exit 0 only when everything that ran passed.
@@ -95,14 +95,14 @@ async function main(): Promise<number> {
     const all = only.length === 0
       ? files('test').filter((f) => !/^test\/(package|fixtures)\//.test(f))
       : [...new Set(only.flatMap((o) => statSync(join(ROOT, o)).isDirectory() ? files(o) : [o]))]
-    const first = all.filter((f) => !f.startsWith('test/dashboard/') && (pgUrl || !f.startsWith('test/postgres/')))
+    const first = all.filter((f) => !f.startsWith('test/browser/') && (pgUrl || !f.startsWith('test/postgres/')))
     const pgEnv: Record<string, string> = pgUrl ? { TRAVELOPS_TEST_PG_URL: pgUrl } : {}
     cliDir = mkdtempSync(join(tmpdir(), 'travelops-test-cli-'))
     process.env[CLI_BUNDLE_ENV] = await buildCliBundle(cliDir)
     await _run(sqlitePass, first, pgEnv)
     if ('executablePath' in browser) {
       process.stdout.write(`# browser: Chromium at ${browser.executablePath}\n`)
-      await _run(browserPass, all.filter((f) => f.startsWith('test/dashboard/')), { ...pgEnv, TRAVELOPS_CHROMIUM: browser.executablePath })
+      await _run(browserPass, all.filter((f) => f.startsWith('test/browser/')), { ...pgEnv, TRAVELOPS_CHROMIUM: browser.executablePath })
     }
     if (pgUrl) {
       const second = all.filter((f) => /^test\/(api|delivery|cli)\//.test(f) && !(f in SQLITE_ONLY))
