@@ -101,17 +101,17 @@ export function deliveriesCommand(): Command {
     .action((opts) => withDb(opts, async ({ db, engine }) => {
       const d = await _deps()
       const since = opts.since === undefined ? undefined : await _isoTime(opts.since)
-      const hook = await d.findWebhookAnyTenant(db, await d.resolveId(db, 'webhooks', 'wh', opts.webhook, 'webhook', '--webhook'))
-      if (!hook) throw new CliError(`no webhook ${opts.webhook}`)
-      if (hook.deleted_at !== null) throw new CliError(`webhook ${hook.id} is deleted; nothing can be queued`)
-      if (hook.active !== 1) throw new CliError(`webhook ${hook.id} is inactive; activate it first (PATCH /v1/webhooks/${hook.id} {"active":true})`)
-      const filter = { tenantId: hook.tenant_id, webhookId: hook.id, since, status: opts.status }
+      const webhook = await d.findWebhookAnyTenant(db, await d.resolveId(db, 'webhooks', 'wh', opts.webhook, 'webhook', '--webhook'))
+      if (!webhook) throw new CliError(`no webhook ${opts.webhook}`)
+      if (webhook.deleted_at !== null) throw new CliError(`webhook ${webhook.id} is deleted; nothing can be queued`)
+      if (webhook.active !== 1) throw new CliError(`webhook ${webhook.id} is inactive; activate it first (PATCH /v1/webhooks/${webhook.id} {"active":true})`)
+      const filter = { tenantId: webhook.tenant_id, webhookId: webhook.id, since, status: opts.status }
       const wouldRequeue = await d.countReplayable(db, filter)
       if (opts.dryRun) {
-        print(opts, { requeued: 0, would_requeue: wouldRequeue }, () => `would requeue ${_count(wouldRequeue)} of ${hook.id} (dry run: nothing was changed)`)
+        print(opts, { requeued: 0, would_requeue: wouldRequeue }, () => `would requeue ${_count(wouldRequeue)} of ${webhook.id} (dry run: nothing was changed)`)
         return
       }
-      if (!opts.yes) await _confirm(`requeue ${_count(wouldRequeue)} of ${hook.id}?`, wouldRequeue)
+      if (!opts.yes) await _confirm(`requeue ${_count(wouldRequeue)} of ${webhook.id}?`, wouldRequeue)
       const queued = await d.replayDeliveries({ db, engine }, filter, new Date())
       print(opts, { requeued: queued }, () => `requeued ${_count(queued)}`)
     }))

@@ -917,7 +917,7 @@ async function _isolation(c: Ctx, serveUrl: string, healthy: BenchTenant, db: Be
     await agent.close()
     const busy = await db.inFlight(hostile.id)
     // The hostile subscriptions stop here, so the phases after this one see a quiet worker.
-    await db.deactivateHooks(hostile.id)
+    await db.deactivateWebhooks(hostile.id)
     if (samples.length < expected) throw new Error(`isolation: ${samples.length} of ${expected} healthy deliveries arrived within 30 s`)
     const sorted = samples.sort((a, b) => a - b)
     const out = { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN, inFlight: busy }

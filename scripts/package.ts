@@ -18,8 +18,8 @@ import { fileURLToPath } from 'node:url'
 import { inject } from 'postject'
 import { readMigrationDir, type MigrationFile } from '../src/db/migration-files.ts'
 import { NATIVE_ADDON_ASSET } from '../src/engine/sqlite/native-addon.ts'
-import { buildDashboard, type BuiltDashboard } from '../src/dashboard/build.ts'
-import { buildDocs } from '../src/docs/build.ts'
+import { buildDashboard, type BuiltDashboard } from '../src/pages/dashboard-build.ts'
+import { buildReference } from '../src/pages/reference-build.ts'
 import { NODE_FLAGS } from '../src/node-flags.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -116,7 +116,7 @@ async function _bundle(migrations: MigrationFile[], dashboard: BuiltDashboard): 
       // The dashboard's built files: the executable serves them without esbuild or node_modules.
       __TRAVELOPS_DASHBOARD__: JSON.stringify(dashboard),
       // The API reference page's files (/docs: Redoc's bundle and its start script).
-      __TRAVELOPS_DOCS__: JSON.stringify(buildDocs(ROOT)),
+      __TRAVELOPS_REFERENCE__: JSON.stringify(buildReference(ROOT)),
       // CommonJS has no import.meta; give the few modules that read it a real file URL.
       'import.meta.url': '__travelops_import_meta_url',
       'import.meta.filename': '__filename',

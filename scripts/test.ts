@@ -1,7 +1,7 @@
 // `npm test`: the type check (scripts/type-check.ts, beside the first pass) and three passes: the
 // whole suite on SQLite (with test/postgres/, several serve processes and db copy, when there is a
 // server), then the API, delivery and CLI tests again on PostgreSQL (TRAVELOPS_TEST_ENGINE=postgres)
-// with the dashboard's browser tests (test/dashboard/) in Chromium beside it. Then one summary:
+// with the dashboard's browser tests (test/browser/) in Chromium beside it. Then one summary:
 // each pass's counts and time, its slowest files, every failing test named again, what was left
 // out and why; its last line is `N passed, N failed, N skipped`. Exit 0 only when everything that
 // ran passed. `npm test -- <paths>` runs those files only, with no type check.
@@ -115,7 +115,7 @@ async function main(): Promise<number> {
     const all = only.length === 0
       ? files('test').filter((f) => !/^test\/(package|fixtures)\//.test(f))
       : [...new Set(only.flatMap((o) => statSync(join(ROOT, o)).isDirectory() ? files(o) : [o]))]
-    const first = all.filter((f) => !f.startsWith('test/dashboard/') && (pgUrl || !f.startsWith('test/postgres/')))
+    const first = all.filter((f) => !f.startsWith('test/browser/') && (pgUrl || !f.startsWith('test/postgres/')))
     const pgEnv: Record<string, string> = pgUrl ? { TRAVELOPS_TEST_PG_URL: pgUrl } : {}
     cliDir = mkdtempSync(join(tmpdir(), 'travelops-test-cli-'))
     process.env[CLI_BUNDLE_ENV] = await buildCliBundle(cliDir)
@@ -123,7 +123,7 @@ async function main(): Promise<number> {
     // The browser pass runs beside the PostgreSQL pass (it waits on Chromium more than it computes,
     // and saves the 50 s it took after it); its output is held and printed after the PostgreSQL pass's.
     const browserRun = 'executablePath' in browser
-      ? _run(browserPass, all.filter((f) => f.startsWith('test/dashboard/')), { ...pgEnv, TRAVELOPS_CHROMIUM: browser.executablePath }, `Chromium at ${browser.executablePath}; beside the PostgreSQL pass, its output after that pass's`)
+      ? _run(browserPass, all.filter((f) => f.startsWith('test/browser/')), { ...pgEnv, TRAVELOPS_CHROMIUM: browser.executablePath }, `Chromium at ${browser.executablePath}; beside the PostgreSQL pass, its output after that pass's`)
       : undefined
     if (pgUrl) {
       const second = all.filter((f) => /^test\/(api|delivery|cli)\//.test(f) && !(f in SQLITE_ONLY))

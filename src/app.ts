@@ -3,8 +3,8 @@ import { FastResponse } from 'srvx'
 import type { AppDeps, TenantContext } from './context.ts'
 import { authenticate, authenticateSession, cookieValue, type Caller } from './auth.ts'
 import { SESSION_COOKIE } from './modules/dashboard/index.ts'
-import { serveDashboard } from './dashboard/serve.ts'
-import { serveDocs } from './docs/serve.ts'
+import { serveDashboard } from './pages/dashboard-serve.ts'
+import { serveReference } from './pages/reference-serve.ts'
 import { rootIndex } from './http/root-index.ts'
 import type { Method, RouteDef } from './http/define-route.ts'
 import { ApiError, asApiError, badRequest, forbidden, notFound } from './http/errors.ts'
@@ -63,7 +63,7 @@ export function createApp(deps: AppDeps, routes: readonly RouteDef[] = allRoutes
       const headers = { 'content-type': m.contentType, 'cache-control': 'no-store', ...SECURITY_HEADERS }
       return head ? _bodiless(200, headers, m.body) : new FastResponse(m.body, { status: 200, headers })
     }
-    if (event.url.pathname === '/docs' || event.url.pathname.startsWith('/docs/')) return serveDocs(event, deps)
+    if (event.url.pathname === '/docs' || event.url.pathname.startsWith('/docs/')) return serveReference(event, deps)
     if (deps.config.dashboard && (event.url.pathname === '/dashboard' || event.url.pathname.startsWith('/dashboard/'))) {
       return serveDashboard(event, deps)
     }

@@ -55,7 +55,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     observe: metrics ? (outcome, seconds) => metrics.attempt(outcome, seconds) : undefined,
     store, clock, logger, userAgent,
     // As many connections per subscription as it may ever have attempts in flight: none queue in undici.
-    sender: createSender({ timeoutMs: config.deliveryTimeoutMs, allowPrivate: config.allowPrivateTargets, userAgent, resolve: opts.resolve, connectionsPerKey: DEFAULT_SLOTS.maxPerHook }),
+    sender: createSender({ timeoutMs: config.deliveryTimeoutMs, allowPrivate: config.allowPrivateTargets, userAgent, resolve: opts.resolve, connectionsPerKey: DEFAULT_SLOTS.maxPerWebhook }),
     retryBaseMs: config.retryBaseMs,
     timeoutMs: config.deliveryTimeoutMs,
   })

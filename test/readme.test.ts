@@ -83,9 +83,9 @@ async function _deliverTo(file: string, cwd: string, event: string, secret: stri
   try {
     const t = await app.tenant()
     const body = { url: `http://127.0.0.1:${port}/hook`, events: [event], ...(secret === 'generated' ? {} : { secret }) }
-    const hook = await t.request('POST', '/v1/webhooks', { body })
-    assert.equal(hook.status, 201)
-    const key = secret === 'generated' ? hook.body.data.secret : secret
+    const webhook = await t.request('POST', '/v1/webhooks', { body })
+    assert.equal(webhook.status, 201)
+    const key = secret === 'generated' ? webhook.body.data.secret : secret
     if (secret === 'generated') assert.match(key, /^whsec_/)
     child = spawn(process.execPath, [file], { cwd, env: { ...process.env, TRAVELOPS_WEBHOOK_SECRET: key, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
     child.stdout!.on('data', (d) => (out += d))

@@ -7,8 +7,8 @@ import { Badge, Empty, ErrorBox, formatTime, Json, Loading, Notice, PageHead, Ti
 const REFRESH_MS = 3000
 
 /** Deliveries as a table (cards at phone width); `endpoint: false` leaves out the endpoint column, for one endpoint's own page. */
-export function DeliveryTable({ base, rows, hooks, more, endpoint = true }: { base: string; rows: Delivery[]; hooks: Webhook[]; more?: boolean; endpoint?: boolean }) {
-  const urls = new Map(hooks.map((h) => [h.id, h.url]))
+export function DeliveryTable({ base, rows, webhooks, more, endpoint = true }: { base: string; rows: Delivery[]; webhooks: Webhook[]; more?: boolean; endpoint?: boolean }) {
+  const urls = new Map(webhooks.map((h) => [h.id, h.url]))
   if (rows.length === 0 && more) {
     // A filtered page stops after looking at 100,000 deliveries (docs/decisions/0003-filtered-page-budget.md): older ones may still match.
     return <Empty title="None among the deliveries looked at">A filtered page looks at up to 100,000 deliveries; press Older to look further back.</Empty>
@@ -45,7 +45,7 @@ export function Deliveries({ base }: { base: string }) {
   const stack = cursors.key === key ? cursors.stack : []
   const cursor = stack[stack.length - 1]
   const [live, setLive] = useState(true)
-  const hooks = useAsync(() => list<Webhook>('/v1/webhooks', { limit: '100' }), [base])
+  const webhooks = useAsync(() => list<Webhook>('/v1/webhooks', { limit: '100' }), [base])
   const catalog = useAsync(() => get<EventType[]>('/v1/webhooks/event-types'), [])
   const page = useAsync(() => list<Delivery>('/v1/webhooks/deliveries', {
     limit: '25', cursor, status: filters.status, event: filters.event, webhook_id: filters.webhook_id,
@@ -79,15 +79,15 @@ export function Deliveries({ base }: { base: string }) {
         <label>Endpoint
           <select value={filters.webhook_id} onChange={(e) => setFilter('webhook_id', (e.target as HTMLSelectElement).value)}>
             <option value="">Any</option>
-            {(hooks.data?.data ?? []).map((h) => <option key={h.id} value={h.id}>{h.url}</option>)}
+            {(webhooks.data?.data ?? []).map((h) => <option key={h.id} value={h.id}>{h.url}</option>)}
           </select>
         </label>
         <label>Since
           <input type="datetime-local" value={filters.since} onChange={(e) => setFilter('since', (e.target as HTMLInputElement).value)} />
         </label>
       </form>
-      <ErrorBox>{page.error ?? hooks.error}</ErrorBox>
-      {page.data ? <DeliveryTable base={base} rows={page.data.data} hooks={hooks.data?.data ?? []} more={page.data.has_more} /> : page.error ? null : <Loading />}
+      <ErrorBox>{page.error ?? webhooks.error}</ErrorBox>
+      {page.data ? <DeliveryTable base={base} rows={page.data.data} webhooks={webhooks.data?.data ?? []} more={page.data.has_more} /> : page.error ? null : <Loading />}
       <div class="pager">
         <button type="button" class="btn" disabled={stack.length === 0} onClick={() => setCursors({ key, stack: stack.slice(0, -1) })}>Newer</button>
         <button type="button" class="btn" disabled={!page.data?.has_more} onClick={() => setCursors({ key, stack: [...stack, page.data!.next_cursor!] })}>Older</button>
@@ -98,7 +98,7 @@ export function Deliveries({ base }: { base: string }) {
 
 export function DeliveryPage({ base, id }: { base: string; id: string }) {
   const d = useAsync(() => get<DeliveryDetail>(`/v1/webhooks/deliveries/${id}`), [id])
-  const hook = useAsync(() => (d.data ? get<Webhook>(`/v1/webhooks/${d.data.webhook_id}`).catch(() => null) : Promise.resolve(null)), [d.data?.webhook_id])
+  const webhook = useAsync(() => (d.data ? get<Webhook>(`/v1/webhooks/${d.data.webhook_id}`).catch(() => null) : Promise.resolve(null)), [d.data?.webhook_id])
   const [notice, setNotice] = useState<string | null>(null)
   const retry = useSubmit(async () => {
     await post(`/v1/webhooks/deliveries/${id}/retry`)
@@ -119,7 +119,7 @@ export function DeliveryPage({ base, id }: { base: string; id: string }) {
       <ErrorBox>{retry.error ?? d.error}</ErrorBox>
       <section class="card">
         <dl class="facts">
-          <dt>Endpoint</dt><dd>{hook.data ? <a class="mono url" href={`${base}/endpoints/${x.webhook_id}`}>{hook.data.url}</a> : <span class="mono">{x.webhook_id}</span>}</dd>
+          <dt>Endpoint</dt><dd>{webhook.data ? <a class="mono url" href={`${base}/endpoints/${x.webhook_id}`}>{webhook.data.url}</a> : <span class="mono">{x.webhook_id}</span>}</dd>
           <dt>Event id</dt><dd class="mono">{x.event_id}</dd>
           <dt>Created</dt><dd>{formatTime(x.created_at)}</dd>
           <dt>Delivered</dt><dd>{x.delivered_at ? formatTime(x.delivered_at) : '—'}</dd>

@@ -26,14 +26,14 @@ export function statusOf(h: Webhook): { label: string; tone: string } {
 }
 
 export function Endpoints({ base }: { base: string }) {
-  const hooks = useAsync(() => list<Webhook>('/v1/webhooks', { limit: '100' }), [base])
+  const webhooks = useAsync(() => list<Webhook>('/v1/webhooks', { limit: '100' }), [base])
   return (
     <>
       <PageHead title="Endpoints" sub="Where this tenant's events are sent: each endpoint gets the events it subscribes to, signed with its secret.">
         <a class="btn btn-primary" href={`${base}/endpoints/new`}>Add endpoint</a>
       </PageHead>
-      <ErrorBox>{hooks.error}</ErrorBox>
-      {!hooks.data ? (hooks.error ? null : <Loading />) : hooks.data.data.length === 0 ? (
+      <ErrorBox>{webhooks.error}</ErrorBox>
+      {!webhooks.data ? (webhooks.error ? null : <Loading />) : webhooks.data.data.length === 0 ? (
         <Empty title="No endpoints yet">
           <p>Add the URL of a receiver and pick the events it should get. Every delivery is signed, recorded and retried.</p>
           <a class="btn btn-primary" href={`${base}/endpoints/new`}>Add your first endpoint</a>
@@ -43,7 +43,7 @@ export function Endpoints({ base }: { base: string }) {
           <table>
             <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
             <tbody>
-              {hooks.data.data.map((h) => {
+              {webhooks.data.data.map((h) => {
                 const s = statusOf(h)
                 return (
                   <tr key={h.id}>
@@ -109,20 +109,20 @@ export function NewEndpoint({ base }: { base: string }) {
   const [url, setUrl] = useState('')
   const [events, setEvents] = useState<string[]>([])
   const [headers, setHeaders] = useState<HeaderRow[]>([])
-  const [created, setCreated] = useState<{ hook: Webhook; secret: string } | null>(null)
+  const [created, setCreated] = useState<{ webhook: Webhook; secret: string } | null>(null)
   const submit = useSubmit(async () => {
     // No secret in the body: the API generates one and shows it in this answer only.
-    const hook = await post<CreatedWebhook>('/v1/webhooks', { url: url.trim(), events, ...(headers.length ? { headers: _headers(headers) } : {}) })
-    setCreated({ hook, secret: hook.secret ?? '' })
+    const webhook = await post<CreatedWebhook>('/v1/webhooks', { url: url.trim(), events, ...(headers.length ? { headers: _headers(headers) } : {}) })
+    setCreated({ webhook, secret: webhook.secret ?? '' })
   })
   if (created) {
     return (
       <>
-        <PageHead title="Endpoint added" sub={<span class="mono">{created.hook.url}</span>} />
+        <PageHead title="Endpoint added" sub={<span class="mono">{created.webhook.url}</span>} />
         <div class="card">
           <SecretOnce label="Signing secret" value={created.secret}
             note={`Copy it now: this is the only time it is shown. ${SECRET_USE}`} />
-          <div class="actions"><a class="btn btn-primary" href={`${base}/endpoints/${created.hook.id}`}>Go to the endpoint</a></div>
+          <div class="actions"><a class="btn btn-primary" href={`${base}/endpoints/${created.webhook.id}`}>Go to the endpoint</a></div>
         </div>
       </>
     )
@@ -148,7 +148,7 @@ export function NewEndpoint({ base }: { base: string }) {
 }
 
 export function EndpointDetail({ base, id }: { base: string; id: string }) {
-  const hook = useAsync(() => get<Webhook>(`/v1/webhooks/${id}`), [id])
+  const webhook = useAsync(() => get<Webhook>(`/v1/webhooks/${id}`), [id])
   const recent = useAsync(() => list<Delivery>('/v1/webhooks/deliveries', { webhook_id: id, limit: '10' }), [id])
   const catalog = useAsync(() => get<EventType[]>('/v1/webhooks/event-types'), [])
   const [editing, setEditing] = useState(false)
@@ -162,17 +162,17 @@ export function EndpointDetail({ base, id }: { base: string; id: string }) {
   const [since, setSince] = useState('')
   const act = useSubmit(async (what: () => Promise<string>) => {
     setNotice(await what())
-    hook.reload()
+    webhook.reload()
     recent.reload()
   })
   const save = useSubmit(async () => {
     await patch<Webhook>(`/v1/webhooks/${id}`, { url: url.trim(), events, ...(headers ? { headers: headers.length ? _headers(headers) : null } : {}) })
     setEditing(false)
     setNotice('Saved.')
-    hook.reload()
+    webhook.reload()
   })
-  if (!hook.data) return hook.error ? <ErrorBox>{hook.error}</ErrorBox> : <Loading />
-  const h = hook.data
+  if (!webhook.data) return webhook.error ? <ErrorBox>{webhook.error}</ErrorBox> : <Loading />
+  const h = webhook.data
   const s = statusOf(h)
   const receives = h.events.includes('*') ? (catalog.data ?? []).map((e) => e.name) : h.events
   return (
@@ -263,7 +263,7 @@ export function EndpointDetail({ base, id }: { base: string; id: string }) {
       <section class="card">
         <h2>Recent deliveries</h2>
         <ErrorBox>{recent.error}</ErrorBox>
-        {recent.data ? <DeliveryTable base={base} rows={recent.data.data} hooks={[h]} endpoint={false} /> : <Loading />}
+        {recent.data ? <DeliveryTable base={base} rows={recent.data.data} webhooks={[h]} endpoint={false} /> : <Loading />}
         <p><a href={`${base}/deliveries?webhook_id=${h.id}`}>All deliveries of this endpoint</a></p>
       </section>
       <Confirm open={ask === 'rotate'} title="Rotate the signing secret?" confirm="Rotate" onClose={() => setAsk(null)}

@@ -62,20 +62,20 @@ export function Overview({ base }: { base: string }) {
   const hourStart = Math.floor(now / HOUR) * HOUR
   const dayStart = Math.floor(now / DAY) * DAY
   const stats = useAsync(async () => {
-    const [hours, days, hooks] = await Promise.all([
+    const [hours, days, webhooks] = await Promise.all([
       get<StatsRow[]>('/v1/webhooks/stats', { bucket: 'hour', since: new Date(hourStart - 23 * HOUR).toISOString(), until: new Date(hourStart + HOUR).toISOString() }),
       get<StatsRow[]>('/v1/webhooks/stats', { bucket: 'day', since: new Date(dayStart - 6 * DAY).toISOString(), until: new Date(dayStart + DAY).toISOString() }),
       list<Webhook>('/v1/webhooks', { limit: '100' }),
     ])
-    return { hours, days, hooks: hooks.data }
+    return { hours, days, webhooks: webhooks.data }
   }, [base])
   useInterval(stats.reload, 30_000)
   if (!stats.data) return stats.error ? <ErrorBox>{stats.error}</ErrorBox> : <Loading />
-  const { hours, days, hooks } = stats.data
+  const { hours, days, webhooks } = stats.data
   const day = _summary(hours)
   const week = _summary(days)
   const lastDay = days[days.length - 1]
-  const troubled = hooks.filter((h) => h.disabled_at || h.failing_since)
+  const troubled = webhooks.filter((h) => h.disabled_at || h.failing_since)
   return (
     <>
       <PageHead title="Overview" sub="Webhook attempts of this tenant: the last 24 hours and the last 7 days." />
@@ -94,8 +94,8 @@ export function Overview({ base }: { base: string }) {
       <section class="card">
         <h2>Endpoints failing or disabled now</h2>
         {troubled.length === 0
-          ? <Empty title={hooks.length ? 'Every endpoint is healthy.' : 'No endpoints yet.'}>
-              {hooks.length ? null : <a class="btn btn-primary" href={`${base}/endpoints/new`}>Add an endpoint</a>}
+          ? <Empty title={webhooks.length ? 'Every endpoint is healthy.' : 'No endpoints yet.'}>
+              {webhooks.length ? null : <a class="btn btn-primary" href={`${base}/endpoints/new`}>Add an endpoint</a>}
             </Empty>
           : (
             <ul class="plain">

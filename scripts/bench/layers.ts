@@ -185,13 +185,13 @@ function _floorPost(sqlite: OpenSqliteDb['sqlite'], real: Record<string, string>
   const insertEvent = sqlite.prepare('INSERT INTO events (id, tenant_id, name, payload, created_at) VALUES (?, ?, ?, ?, ?)')
   const insertDelivery = sqlite.prepare(`INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, manual, created_at, due_at)
     VALUES (?, ?, ?, ?, 'order.created', 'pending', 0, 0, 0, ?, ?)`)
-  const subscriptions = sqlite.prepare('SELECT id, events FROM webhooks WHERE tenant_id = ? AND active = 1 AND deleted_at IS NULL ORDER BY id')
-  const hooksOf = new Map<string, string[]>()
-  const hooks = (tenant: string) => {
-    let ids = hooksOf.get(tenant)
+  const activeWebhooks = sqlite.prepare('SELECT id, events FROM webhooks WHERE tenant_id = ? AND active = 1 AND deleted_at IS NULL ORDER BY id')
+  const webhooksOf = new Map<string, string[]>()
+  const webhooks = (tenant: string) => {
+    let ids = webhooksOf.get(tenant)
     if (!ids) {
-      const all = subscriptions.all(tenant) as { id: string; events: string }[]
-      hooksOf.set(tenant, (ids = all.filter((w) => /"(order\.created|\*)"/.test(w.events)).map((w) => w.id)))
+      const all = activeWebhooks.all(tenant) as { id: string; events: string }[]
+      webhooksOf.set(tenant, (ids = all.filter((w) => /"(order\.created|\*)"/.test(w.events)).map((w) => w.id)))
     }
     return ids
   }
@@ -208,7 +208,7 @@ function _floorPost(sqlite: OpenSqliteDb['sqlite'], real: Record<string, string>
     const json = orderJson(row)
     const event = newId('evt')
     insertEvent.run(event, tenant, 'order.created', `{"id":"${event}","event":"order.created","timestamp":"${now}","tenant_id":"${tenant}","data":${json}}`, now)
-    for (const hook of hooks(tenant)) insertDelivery.run(newId('del'), tenant, hook, event, now, now)
+    for (const webhook of webhooks(tenant)) insertDelivery.run(newId('del'), tenant, webhook, event, now, now)
     return `{"data":${json}}`
   }
   let queue: { tenant: string; input: _OrderBody; answer: (r: Response) => void }[] = []

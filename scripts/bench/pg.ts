@@ -51,12 +51,12 @@ export async function startPgBench(serverUrl = process.env.BENCH_PG_URL || undef
   }
 }
 
-export async function pgTenant(o: OpenDb, name: string, receiverUrl: string, hooks: string[][]): Promise<BenchTenant> {
+export async function pgTenant(o: OpenDb, name: string, receiverUrl: string, webhooks: string[][]): Promise<BenchTenant> {
   const now = new Date()
   const t = await createTenant(o.db, name, now)
   const k = await createKey(o.engine, { tenantId: t.id, scopes: ['*'], rateLimit: 1_000_000_000 }, now)
   const webhookIds: string[] = []
-  for (const [i, events] of hooks.entries()) {
+  for (const [i, events] of webhooks.entries()) {
     const id = newId('wh')
     await o.db.insertInto('webhooks').values({
       id, tenant_id: t.id, url: `${receiverUrl}/hook/${i}`, events: JSON.stringify(events), secret: `whsec_bench_${i}_0123456789abcdef`,
@@ -101,7 +101,7 @@ export async function pgOrders(o: OpenDb, tenantId: string): Promise<number> {
 export function pgBenchDb(o: OpenDb): BenchDb {
   const n = async (q: Promise<{ rows: { n: unknown }[] }>) => Number((await q).rows[0]?.n ?? 0)
   return {
-    tenant: (name, url, hooks) => pgTenant(o, name, url, hooks),
+    tenant: (name, url, webhooks) => pgTenant(o, name, url, webhooks),
     seedDeliveries: async (tenantId, webhookIds, events, dueAt) => {
       const bodies: string[] = []
       const due = dueAt.toISOString()
@@ -113,8 +113,8 @@ export function pgBenchDb(o: OpenDb): BenchDb {
           const at = new Date().toISOString()
           const payload = JSON.stringify({ id, event: 'order.created', timestamp: at, tenant_id: tenantId, data: toOrder(orderRow(tenantId, i + 1)) })
           evs.push({ id, tenant_id: tenantId, name: 'order.created', payload, created_at: at })
-          for (const hook of webhookIds) {
-            dels.push({ id: newId('del'), tenant_id: tenantId, webhook_id: hook, event_id: id, event: 'order.created', status: 'pending', attempts: 0, retries: 0, manual: 0, created_at: at, due_at: due })
+          for (const webhook of webhookIds) {
+            dels.push({ id: newId('del'), tenant_id: tenantId, webhook_id: webhook, event_id: id, event: 'order.created', status: 'pending', attempts: 0, retries: 0, manual: 0, created_at: at, due_at: due })
             bodies.push(payload)
           }
         }
@@ -139,7 +139,7 @@ export function pgBenchDb(o: OpenDb): BenchDb {
     retried: (tenantId) => n(sql<{ n: unknown }>`SELECT count(*) AS n FROM deliveries WHERE tenant_id = ${tenantId} AND attempts > 1`.execute(o.db)),
     queued: () => pgQueued(o),
     orders: (tenantId) => pgOrders(o, tenantId),
-    deactivateHooks: async (tenantId) => {
+    deactivateWebhooks: async (tenantId) => {
       await sql`UPDATE webhooks SET active = 0 WHERE tenant_id = ${tenantId}`.execute(o.db)
     },
   }

@@ -52,22 +52,22 @@ export function sqliteScaleDb(o: OpenSqliteDb): ScaleDb {
     },
     async seedFinished(tenantId, webhookIds, events, at) {
       const p = { n: events, k: webhookIds.length, tenant: tenantId, at: at.toISOString(), evt: _idStem('evt'), del: _idStem('del') }
-      const hooks = JSON.stringify(webhookIds)
+      const webhooks = JSON.stringify(webhookIds)
       s.transaction(() => {
         s.prepare(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < @n)
           INSERT INTO events (id, tenant_id, name, payload, created_at) SELECT @evt || printf('%012x', i), @tenant, 'order.created', @payload, @at FROM n`)
           .run({ n: events, tenant: tenantId, at: p.at, evt: p.evt, payload: _payload(tenantId) })
         s.prepare(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < @n * @k - 1)
           INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, response_code, created_at, delivered_at, last_attempt_at, manual)
-          SELECT @del || printf('%012x', i), @tenant, json_extract(@hooks, '$[' || (i % CAST(@k AS INTEGER)) || ']'), @evt || printf('%012x', i / CAST(@k AS INTEGER) + 1), 'order.created', 'delivered', 1, 0, 200, @at, @at, @at, 0 FROM n`)
-          .run({ ...p, hooks })
+          SELECT @del || printf('%012x', i), @tenant, json_extract(@webhooks, '$[' || (i % CAST(@k AS INTEGER)) || ']'), @evt || printf('%012x', i / CAST(@k AS INTEGER) + 1), 'order.created', 'delivered', 1, 0, 200, @at, @at, @at, 0 FROM n`)
+          .run({ ...p, webhooks })
         s.prepare(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < @n * @k - 1)
           INSERT INTO delivery_attempts (delivery_id, attempt, tenant_id, at, trigger, response_code, duration_ms, error, response_body)
           SELECT @del || printf('%012x', i), 1, @tenant, @at, 'auto', 200, 5, NULL, 'ok' FROM n`)
           .run({ n: events, k: webhookIds.length, tenant: tenantId, at: p.at, del: p.del })
         // Their sums for stats, as the worker would have written them (one row per subscription: one hour, one duration).
         s.prepare(`INSERT INTO attempt_stats (tenant_id, hour, webhook_id, duration_ms, n, ok)
-          SELECT @tenant, substr(@at, 1, 13), value, 5, @n, @n FROM json_each(@hooks)`).run({ tenant: tenantId, at: p.at, n: events, hooks })
+          SELECT @tenant, substr(@at, 1, 13), value, 5, @n, @n FROM json_each(@webhooks)`).run({ tenant: tenantId, at: p.at, n: events, webhooks })
       })()
       // The seed's gigabyte of WAL copied into the file now, not by serve's next commits (data
       // that grew over months would have been checkpointed as it came).

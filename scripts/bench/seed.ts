@@ -14,14 +14,14 @@ export interface BenchTenant {
   webhookIds: string[]
 }
 
-/** A tenant with a key of its own (rate limit far above anything the benchmark sends) and `hooks` subscriptions. */
-export async function benchTenant(o: OpenDb, name: string, receiverUrl: string, hooks: string[][]): Promise<BenchTenant> {
+/** A tenant with a key of its own (rate limit far above anything the benchmark sends) and `webhooks` subscriptions. */
+export async function benchTenant(o: OpenDb, name: string, receiverUrl: string, webhooks: string[][]): Promise<BenchTenant> {
   const now = new Date()
   const t = await createTenant(o.db, name, now)
   const k = await createKey(o.engine, { tenantId: t.id, scopes: ['*'], rateLimit: 1_000_000_000 }, now)
   const insert = o.sqlite.prepare(`INSERT INTO webhooks (id, tenant_id, url, events, secret, headers, active, retry_count, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, '{}', 1, 3, ?, ?)`)
-  const webhookIds = hooks.map((events, i) => {
+  const webhookIds = webhooks.map((events, i) => {
     const id = newId('wh')
     insert.run(id, t.id, `${receiverUrl}/hook/${i}`, JSON.stringify(events), `whsec_bench_${i}_0123456789abcdef`, now.toISOString(), now.toISOString())
     return id
@@ -69,8 +69,8 @@ export function seedDeliveries(o: OpenDb, tenantId: string, webhookIds: string[]
       const at = new Date().toISOString()
       const payload = JSON.stringify({ id, event: 'order.created', timestamp: at, tenant_id: tenantId, data: toOrder(orderRow(tenantId, i + 1)) })
       ev.run(id, tenantId, 'order.created', payload, at)
-      for (const hook of webhookIds) {
-        del.run(newId('del'), tenantId, hook, id, at, due)
+      for (const webhook of webhookIds) {
+        del.run(newId('del'), tenantId, webhook, id, at, due)
         bodies.push(payload)
       }
     }
@@ -116,7 +116,7 @@ export function orderRow(tenantId: string, n: number): OrderRow {
 
 /** What the orchestrator reads and writes directly in the database, the same on both engines. */
 export interface BenchDb {
-  tenant(name: string, receiverUrl: string, hooks: string[][]): Promise<BenchTenant>
+  tenant(name: string, receiverUrl: string, webhooks: string[][]): Promise<BenchTenant>
   /** See seedDeliveries(). */
   seedDeliveries(tenantId: string, webhookIds: string[], events: number, dueAt: Date): Promise<string[]>
   /** Every queued delivery of the tenant becomes due at `at`. */
@@ -137,7 +137,7 @@ export interface BenchDb {
   /** Deliveries queued, of any tenant. */
   queued(): Promise<number>
   orders(tenantId: string): Promise<number>
-  deactivateHooks(tenantId: string): Promise<void>
+  deactivateWebhooks(tenantId: string): Promise<void>
 }
 
 export function sqliteBenchDb(o: OpenDb): BenchDb {
@@ -153,8 +153,8 @@ export function sqliteBenchDb(o: OpenDb): BenchDb {
   const orders = count('SELECT count(*) AS n FROM orders WHERE tenant_id = ?')
   const unfinished = count("SELECT count(*) AS n FROM deliveries WHERE webhook_id IN (SELECT value FROM json_each(?)) AND due_at IS NOT NULL")
   return {
-    tenant: (name, url, hooks) => benchTenant(o, name, url, hooks),
-    seedDeliveries: async (tenantId, hooks, events, dueAt) => seedDeliveries(o, tenantId, hooks, events, dueAt),
+    tenant: (name, url, webhooks) => benchTenant(o, name, url, webhooks),
+    seedDeliveries: async (tenantId, webhooks, events, dueAt) => seedDeliveries(o, tenantId, webhooks, events, dueAt),
     setDue: async (tenantId, at) => {
       o.sqlite.prepare('UPDATE deliveries SET due_at = ? WHERE tenant_id = ? AND due_at IS NOT NULL').run(at.toISOString(), tenantId)
     },
@@ -165,7 +165,7 @@ export function sqliteBenchDb(o: OpenDb): BenchDb {
     retried: (tenantId) => retried(tenantId),
     queued: () => queued(),
     orders: (tenantId) => orders(tenantId),
-    deactivateHooks: async (tenantId) => {
+    deactivateWebhooks: async (tenantId) => {
       o.sqlite.prepare('UPDATE webhooks SET active = 0 WHERE tenant_id = ?').run(tenantId)
     },
   }

@@ -31,14 +31,14 @@ export async function earliestDue(db: Db, chunk = EARLIEST_DUE_CHUNK): Promise<s
   let earliest: string | null = null
   for (let after = ''; ;) {
     const r = (await sql<{ last: string | null; first: string | null; n: number }>`
-      with recursive hooks(id, n) as (
+      with recursive webhook_ids(id, n) as (
         select (select webhook_id from deliveries where due_at is not null and webhook_id > ${after} order by webhook_id limit 1), 1
         union all
-        select (select webhook_id from deliveries where due_at is not null and webhook_id > hooks.id order by webhook_id limit 1), hooks.n + 1
-        from hooks where hooks.id is not null and hooks.n < ${chunk})
+        select (select webhook_id from deliveries where due_at is not null and webhook_id > webhook_ids.id order by webhook_id limit 1), webhook_ids.n + 1
+        from webhook_ids where webhook_ids.id is not null and webhook_ids.n < ${chunk})
       select max(id) as last, count(id) as n,
-        min((select due_at from deliveries where webhook_id = hooks.id and due_at is not null order by due_at limit 1)) as first
-      from hooks where hooks.id is not null`.execute(db)).rows[0]
+        min((select due_at from deliveries where webhook_id = webhook_ids.id and due_at is not null order by due_at limit 1)) as first
+      from webhook_ids where webhook_ids.id is not null`.execute(db)).rows[0]
     if (r?.first != null && (earliest === null || r.first < earliest)) earliest = r.first
     if (!r || r.last === null || Number(r.n) < chunk) return earliest
     after = r.last

@@ -10,7 +10,7 @@ import { storedHeaders } from './stored-headers.ts'
 
 /** What the outbox writer wrote: the subscriptions given a delivery, and, under a lease, those deliveries as the worker's jobs. */
 export interface Written {
-  hooks: string[]
+  webhookIds: string[]
   jobs?: Job[]
 }
 

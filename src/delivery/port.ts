@@ -52,7 +52,7 @@ export interface Job extends Claimed {
 }
 
 /** A subscription with queued deliveries. */
-export interface QueuedHook {
+export interface QueuedWebhook {
   webhook_id: string
   tenant_id: string
   /** The earliest due time of its queued deliveries that nobody holds a lease on; null: all are leased. */
@@ -81,7 +81,7 @@ export interface Outcome {
  * What to claim, given the subscriptions with queued work: up to `limit` due deliveries of
  * each listed subscription, in list order (delivery/plan.ts decides, fairly).
  */
-export type Planner = (queued: QueuedHook[], now: string) => { webhook_id: string; limit: number }[]
+export type Planner = (queued: QueuedWebhook[], now: string) => { webhook_id: string; limit: number }[]
 
 export interface Claim {
   now: string
@@ -93,7 +93,7 @@ export interface Claim {
    * has just queued deliveries for (the worker's fast path). The claim itself checks every row
    * as always, so a stale or generous entry only claims less.
    */
-  queued?: QueuedHook[]
+  queued?: QueuedWebhook[]
   /** Deliveries never to claim, whatever their lease says: the worker's fast claim passes those whose answers a cycle beside it is recording. */
   exclude?: string[]
 }

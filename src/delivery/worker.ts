@@ -52,7 +52,7 @@ export interface Worker {
  * FAST_MS (concurrency.ts); 64 per tenant, 256 in all. Measured: with 8 per subscription, 30 s of POST at full speed left 76 % of the webhooks
  * unsent at the end, every slot busy; with up to 32, 4 % or less.
  */
-export const DEFAULT_SLOTS: SlotLimits = { total: 256, perTenant: 64, perHook: 8, maxPerHook: 32 }
+export const DEFAULT_SLOTS: SlotLimits = { total: 256, perTenant: 64, perWebhook: 8, maxPerWebhook: 32 }
 /**
  * The delivery loop: claim due deliveries fairly (plan.ts) with leases it renews, send each
  * outside any transaction with a deadline of its own, record outcomes in batches, schedule

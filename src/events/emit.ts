@@ -23,8 +23,8 @@ export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventNa
   const payload = data instanceof Rendered
     ? `{"id":"${envelope.id}","event":"${event}","timestamp":"${envelope.timestamp}","tenant_id":"${ctx.tenantId}","data":${data.json}}`
     : JSON.stringify(envelope)
-  const { hooks, jobs } = await ctx.engine.writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload }, ctx.lease?.(ctx.tenantId))
-  if (hooks.length > 0) scope.afterCommit(() => ctx.notify(jobs ? { tenantId: ctx.tenantId, webhookIds: hooks, jobs } : { tenantId: ctx.tenantId, webhookIds: hooks }))
+  const { webhookIds, jobs } = await ctx.engine.writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload }, ctx.lease?.(ctx.tenantId))
+  if (webhookIds.length > 0) scope.afterCommit(() => ctx.notify(jobs ? { tenantId: ctx.tenantId, webhookIds, jobs } : { tenantId: ctx.tenantId, webhookIds }))
   return envelope
 }
 

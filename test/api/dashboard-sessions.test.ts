@@ -4,7 +4,7 @@ import { issueLink, pruneSignIns, revokeSessions } from '../../src/modules/dashb
 import { orderBody, startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
 
 // CONTRACT §14 over HTTP: sign-in links, sessions, roles, tenancy, cross-origin refusals and the
-// security headers. The browser tests (test/dashboard/) drive the same through Chromium.
+// security headers. The browser tests (test/browser/) drive the same through Chromium.
 
 const signIn = (app: TestApp, token: string) => app.request('POST', '/v1/dashboard/sessions', { body: { token } })
 

@@ -53,11 +53,11 @@ describe('lists whose filters no index serves: at most SCAN_BUDGET records per p
         CASE WHEN i <= 3 THEN ${OLD} ELSE created_at END, updated_at
       FROM orders, ${series(db, N)} WHERE orders.id = ${template}`.execute(db)
     // N finished deliveries of one event to a subscription that receives nothing else; the three oldest failed.
-    const hook = await create(big, '/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['payment.refunded'], secret: 'whsec_0123456789abcdef0123456789' })
+    const webhook = await create(big, '/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['payment.refunded'], secret: 'whsec_0123456789abcdef0123456789' })
     const event = idOf('evt', 1)
     await sql`INSERT INTO events (id, tenant_id, name, payload, created_at) VALUES (${event}, ${big.id}, 'payment.refunded', ${JSON.stringify({ id: event, event: 'payment.refunded', data: {} })}, ${OLD})`.execute(db)
     await sql`INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, response_code, created_at, delivered_at, last_attempt_at, manual)
-      SELECT ${oldIdSql(db, 'del')}, ${big.id}, ${hook.id}, ${event}, 'payment.refunded', CASE WHEN i <= 3 THEN 'failed' ELSE 'delivered' END, 1, 0,
+      SELECT ${oldIdSql(db, 'del')}, ${big.id}, ${webhook.id}, ${event}, 'payment.refunded', CASE WHEN i <= 3 THEN 'failed' ELSE 'delivered' END, 1, 0,
         CASE WHEN i <= 3 THEN 500 ELSE 200 END, ${OLD}, ${OLD}, ${OLD}, 0
       FROM ${series(db, N)}`.execute(db)
   })

@@ -30,8 +30,8 @@ describe('lists render each record as its single-record read answers it, byte fo
     rx = await startReceiver()
     app = await startTestApp({ allowPrivateTargets: true })
     t = await app.tenant('Lists')
-    const hook = await t.request('POST', '/v1/webhooks', { body: { url: rx.url, events: ['*'], secret: 'whsec_0123456789abcdef' } })
-    assert.equal(hook.status, 201, hook.text)
+    const webhook = await t.request('POST', '/v1/webhooks', { body: { url: rx.url, events: ['*'], secret: 'whsec_0123456789abcdef' } })
+    assert.equal(webhook.status, 201, webhook.text)
   })
   after(async () => {
     await app.close()

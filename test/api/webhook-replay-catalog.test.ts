@@ -15,16 +15,16 @@ describe('POST /v1/webhooks/deliveries/replay', () => {
   let other: TestTenant
   let rx: Receiver
   let failing = true
-  let hook: string
+  let webhook: string
 
-  const deliveries = async () => (await t.request('GET', `/v1/webhooks/deliveries?webhook_id=${hook}&limit=100`)).body.data as { id: string; status: string; attempts: number }[]
+  const deliveries = async () => (await t.request('GET', `/v1/webhooks/deliveries?webhook_id=${webhook}&limit=100`)).body.data as { id: string; status: string; attempts: number }[]
 
   before(async () => {
     app = await startTestApp({ allowPrivateTargets: true, retryBaseMs: 3_600_000 })
     t = await app.tenant('Replay')
     other = await app.tenant('Other')
     rx = await startReceiver({ respond: () => ({ status: failing ? 500 : 200 }) })
-    hook = (await t.request('POST', '/v1/webhooks', { body: { url: rx.url, events: ['order.created'], secret: 'replay-secret-0123456' } })).body.data.id
+    webhook = (await t.request('POST', '/v1/webhooks', { body: { url: rx.url, events: ['order.created'], secret: 'replay-secret-0123456' } })).body.data.id
     for (let i = 0; i < 3; i++) await t.request('POST', '/v1/orders', { body: orderBody() })
     await until('three failed first attempts', async () => (await deliveries()).filter((d) => d.status === 'failed').length === 3)
   })
@@ -34,25 +34,25 @@ describe('POST /v1/webhooks/deliveries/replay', () => {
   })
 
   test('dry_run counts and changes nothing; then every failed delivery gets a new attempt', async () => {
-    const dry = await t.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: hook, status: 'failed', dry_run: true } })
+    const dry = await t.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: webhook, status: 'failed', dry_run: true } })
     assert.equal(dry.status, 200)
     assert.deepEqual(dry.body.data, { queued: 3, dry_run: true })
     await new Promise((r) => setTimeout(r, 300))
     assert.equal(rx.requests.length, 3, 'nothing was sent')
     failing = false
-    const later = await t.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: hook, since: new Date(Date.now() + 60_000).toISOString() } })
+    const later = await t.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: webhook, since: new Date(Date.now() + 60_000).toISOString() } })
     assert.deepEqual(later.body.data, { queued: 0, dry_run: false })
-    const r = await t.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: hook, status: 'failed' } })
+    const r = await t.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: webhook, status: 'failed' } })
     assert.deepEqual(r.body.data, { queued: 3, dry_run: false })
     await rx.waitFor(6)
     await until('all delivered', async () => (await deliveries()).every((d) => d.status === 'delivered' && d.attempts === 2))
   })
 
   test('another tenant\'s subscription is unknown here (422); bad bodies are 422', async () => {
-    const r = await other.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: hook } })
+    const r = await other.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: webhook } })
     assert.equal(r.status, 422)
     assert.equal(r.body.error.details[0].path, 'webhook_id')
-    for (const body of [{}, { webhook_id: 'nope' }, { webhook_id: hook, status: 'pending' }, { webhook_id: hook, since: 'yesterday' }, { webhook_id: hook, extra: 1 }]) {
+    for (const body of [{}, { webhook_id: 'nope' }, { webhook_id: webhook, status: 'pending' }, { webhook_id: webhook, since: 'yesterday' }, { webhook_id: webhook, extra: 1 }]) {
       assert.equal((await t.request('POST', '/v1/webhooks/deliveries/replay', { body })).status, 422, JSON.stringify(body))
     }
   })

@@ -11,14 +11,14 @@ describe('GET /v1/webhooks/stats', () => {
   let t: TestTenant
   let ok: Receiver
   let bad: Receiver
-  let hookOk: string
+  let webhookOk: string
   let attempts: { total: number; succeeded: number; ofOk: number }
   before(async () => {
     app = await startTestApp({ allowPrivateTargets: true, retryBaseMs: 50 })
     t = await app.tenant()
     ok = await startReceiver({ respond: () => ({ status: 200, delayMs: 5 }) })
     bad = await startReceiver({ respond: [500] })
-    hookOk = (await t.request('POST', '/v1/webhooks', { body: { url: ok.url, events: ['order.created'], secret: 'stats-secret-012345' } })).body.data.id
+    webhookOk = (await t.request('POST', '/v1/webhooks', { body: { url: ok.url, events: ['order.created'], secret: 'stats-secret-012345' } })).body.data.id
     await t.request('POST', '/v1/webhooks', { body: { url: bad.url, events: ['order.created'], secret: 'stats-secret-012345' } })
     for (let i = 0; i < 6; i++) await t.request('POST', '/v1/orders', { body: orderBody() })
     // Every delivery attempted until nothing is queued (the failing ones: 4 attempts each, 50 ms apart and up).
@@ -29,7 +29,7 @@ describe('GET /v1/webhooks/stats', () => {
     attempts = {
       total: rows.reduce((s, d) => s + d.attempts, 0),
       succeeded: rows.filter((d) => d.status === 'delivered').length,
-      ofOk: rows.filter((d) => d.webhook_id === hookOk).reduce((s, d) => s + d.attempts, 0),
+      ofOk: rows.filter((d) => d.webhook_id === webhookOk).reduce((s, d) => s + d.attempts, 0),
     }
   })
   after(async () => {
@@ -55,7 +55,7 @@ describe('GET /v1/webhooks/stats', () => {
   })
 
   test('daily buckets of one subscription; another tenant sees none of it', async () => {
-    const r = await t.request('GET', `/v1/webhooks/stats?bucket=day&webhook_id=${hookOk}&since=2026-01-01T00:00:00Z&until=2099-01-01T00:00:00Z`.replace('2099-01-01', new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)))
+    const r = await t.request('GET', `/v1/webhooks/stats?bucket=day&webhook_id=${webhookOk}&since=2026-01-01T00:00:00Z&until=2099-01-01T00:00:00Z`.replace('2099-01-01', new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)))
     assert.equal(r.status, 200)
     const rows = r.body.data as { attempts: number; failed: number }[]
     assert.equal(rows.reduce((s, b) => s + b.attempts, 0), attempts.ofOk)

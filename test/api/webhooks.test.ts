@@ -2,17 +2,17 @@ import assert from 'node:assert/strict'
 import { scenarios, type Fixture } from '../helpers/scenario.ts'
 
 interface F extends Fixture {
-  hook: string
-  foreignHook: string
+  webhook: string
+  foreignWebhook: string
 }
 
 const body = (over: Record<string, unknown> = {}) => ({ url: 'https://hooks.example.invalid/in', events: ['order.created'], secret: 's3cret-s3cret-s3cret', ...over })
 const firstDetail = (r: { body: { error: { details: { path: string; message: string }[] } } }) => r.body.error.details[0]!
 
 scenarios<F>('webhook subscriptions and deliveries API', async (base) => {
-  const hook = (await base.tenant.request('POST', '/v1/webhooks', { body: body({ headers: { 'X-Token': 'hidden-value' } }) })).body.data.id
-  const foreignHook = (await base.other.request('POST', '/v1/webhooks', { body: body() })).body.data.id
-  return { ...base, hook, foreignHook }
+  const webhook = (await base.tenant.request('POST', '/v1/webhooks', { body: body({ headers: { 'X-Token': 'hidden-value' } }) })).body.data.id
+  const foreignWebhook = (await base.other.request('POST', '/v1/webhooks', { body: body() })).body.data.id
+  return { ...base, webhook, foreignWebhook }
 }, [
   { name: 'create', method: 'POST', path: '/v1/webhooks', body: body({ events: ['*'] }), status: 201, check: (r) => {
     const w = r.body.data
@@ -23,18 +23,18 @@ scenarios<F>('webhook subscriptions and deliveries API', async (base) => {
     assert.equal('secret' in w, false)
     assert.match(w.created_at, /Z$/)
   } },
-  { name: 'read never shows the secret or header values', method: 'GET', path: (f) => `/v1/webhooks/${f.hook}`, status: 200, check: (r) => {
+  { name: 'read never shows the secret or header values', method: 'GET', path: (f) => `/v1/webhooks/${f.webhook}`, status: 200, check: (r) => {
     assert.ok(!r.text.includes('s3cret') && !r.text.includes('hidden-value'))
     assert.deepEqual(r.body.data.header_names, ['X-Token'])
   } },
   { name: 'list', method: 'GET', path: '/v1/webhooks', status: 200, check: (r, f) => {
     const ids = r.body.data.map((w: { id: string }) => w.id)
-    assert.ok(ids.includes(f.hook) && !ids.includes(f.foreignHook))
+    assert.ok(ids.includes(f.webhook) && !ids.includes(f.foreignWebhook))
   } },
-  { name: 'patch events', method: 'PATCH', path: (f) => `/v1/webhooks/${f.hook}`, body: { events: ['order.created', 'order.cancelled', 'order.created'] }, status: 200, check: (r) => {
+  { name: 'patch events', method: 'PATCH', path: (f) => `/v1/webhooks/${f.webhook}`, body: { events: ['order.created', 'order.cancelled', 'order.created'] }, status: 200, check: (r) => {
     assert.deepEqual(r.body.data.events, ['order.created', 'order.cancelled'])
   } },
-  { name: 'list deliveries with filters', method: 'GET', path: (f) => `/v1/webhooks/deliveries?webhook_id=${f.hook}&status=failed&event=order.created`, status: 200, check: (r) => assert.deepEqual(r.body.data, []) },
+  { name: 'list deliveries with filters', method: 'GET', path: (f) => `/v1/webhooks/deliveries?webhook_id=${f.webhook}&status=failed&event=order.created`, status: 200, check: (r) => assert.deepEqual(r.body.data, []) },
   { name: 'unknown event name', method: 'POST', path: '/v1/webhooks', body: body({ events: ['order.created', 'order.shipped'] }), status: 422, check: (r) => {
     assert.deepEqual(firstDetail(r), { path: 'events[1]', message: "unknown event name 'order.shipped'" })
   } },
@@ -75,7 +75,7 @@ scenarios<F>('webhook subscriptions and deliveries API', async (base) => {
       assert.deepEqual(r.body.error.details.map((d: { path: string }) => d.path).sort(), ['headers.X-Ctl', 'headers.X-Del', 'headers.X-Euro', 'headers.X-Lead', 'headers.X-Tab', 'headers.X-Trail'])
       assert.match(r.body.error.details[0].message, /printable ASCII/)
     } },
-  { name: 'PATCH checks headers the same way', method: 'PATCH', path: (f) => `/v1/webhooks/${f.hook}`, body: { headers: { 'X-Euro': '€' } }, status: 422,
+  { name: 'PATCH checks headers the same way', method: 'PATCH', path: (f) => `/v1/webhooks/${f.webhook}`, body: { headers: { 'X-Euro': '€' } }, status: 422,
     check: (r) => assert.equal(firstDetail(r).path, 'headers.X-Euro') },
   { name: 'printable ASCII header values and token names are accepted', method: 'POST', path: '/v1/webhooks',
     body: body({ headers: { "X-A!#$%&'*+.^_`|~1": 'v a l u e ~!', 'X-Empty': '' } }), status: 201 },
@@ -85,14 +85,14 @@ scenarios<F>('webhook subscriptions and deliveries API', async (base) => {
   { name: 'no key', method: 'GET', path: '/v1/webhooks', as: 'anonymous', status: 401 },
   { name: 'no scope', method: 'POST', path: '/v1/webhooks', body: body(), as: 'unscoped', status: 403, check: (r) => assert.match(r.body.error.message, /webhooks:write/) },
   { name: 'deliveries need webhooks:read', method: 'GET', path: '/v1/webhooks/deliveries', as: 'unscoped', status: 403 },
-  { name: 'another tenant\'s subscription', method: 'GET', path: (f) => `/v1/webhooks/${f.foreignHook}`, status: 404 },
-  { name: 'another tenant\'s subscription (patch)', method: 'PATCH', path: (f) => `/v1/webhooks/${f.foreignHook}`, body: { active: false }, status: 404 },
-  { name: 'another tenant\'s subscription (delete)', method: 'DELETE', path: (f) => `/v1/webhooks/${f.foreignHook}`, status: 404 },
+  { name: 'another tenant\'s subscription', method: 'GET', path: (f) => `/v1/webhooks/${f.foreignWebhook}`, status: 404 },
+  { name: 'another tenant\'s subscription (patch)', method: 'PATCH', path: (f) => `/v1/webhooks/${f.foreignWebhook}`, body: { active: false }, status: 404 },
+  { name: 'another tenant\'s subscription (delete)', method: 'DELETE', path: (f) => `/v1/webhooks/${f.foreignWebhook}`, status: 404 },
   { name: 'unknown delivery', method: 'GET', path: '/v1/webhooks/deliveries/del_00000000-0000-7000-8000-000000000000', status: 404 },
   { name: 'malformed delivery id', method: 'GET', path: '/v1/webhooks/deliveries/123', status: 404 },
   { name: 'retry an unknown delivery', method: 'POST', path: '/v1/webhooks/deliveries/del_00000000-0000-7000-8000-000000000000/retry', status: 404 },
   { name: '"deliveries" is not taken for a subscription id', method: 'DELETE', path: '/v1/webhooks/deliveries', status: 405, check: (r) => assert.equal(r.headers.get('allow'), 'GET, HEAD') },
   { name: 'bad status filter', method: 'GET', path: '/v1/webhooks/deliveries?status=lost', status: 400 },
   { name: 'unknown filter', method: 'GET', path: '/v1/webhooks/deliveries?webhook=wh_1', status: 400 },
-  { name: 'delete', method: 'DELETE', path: (f) => `/v1/webhooks/${f.hook}`, status: 200, check: (r, f) => assert.deepEqual(r.body.data, { id: f.hook, deleted: true }) },
+  { name: 'delete', method: 'DELETE', path: (f) => `/v1/webhooks/${f.webhook}`, status: 200, check: (r, f) => assert.deepEqual(r.body.data, { id: f.webhook, deleted: true }) },
 ])

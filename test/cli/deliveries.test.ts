@@ -21,8 +21,8 @@ describe('travelops deliveries, against a running serve and real receivers', () 
   let ok: Receiver // always 200
   let failing: Receiver // always 500
   let tenantId: string
-  let hookOk: string
-  let hookFail: string
+  let webhookOk: string
+  let webhookFail: string
   const cli = (...args: string[]) => runCli([...args, '--db', db])
   const json = (...args: string[]) => runJson([...args, '--db', db])
   /** The API's view of a subscription's deliveries, newest first. */
@@ -39,12 +39,12 @@ describe('travelops deliveries, against a running serve and real receivers', () 
     failing = await startReceiver({ respond: [500] })
     server = await startServe(['--db', db, ...SERVE_FLAGS])
     api = apiClient(server.url, key.key)
-    const hook = async (url: string) => {
+    const webhook = async (url: string) => {
       const r = await api('POST', '/v1/webhooks', { url, events: ['order.created'], secret: 'whsec_0123456789abcdef' })
       assert.equal(r.status, 201, JSON.stringify(r.body))
       return r.body.data.id as string
     }
-    hookOk = await hook(`${ok.url}/ok`)
+    webhookOk = await webhook(`${ok.url}/ok`)
   })
 
   after(async () => {
@@ -58,10 +58,10 @@ describe('travelops deliveries, against a running serve and real receivers', () 
     assert.equal((await api('POST', '/v1/orders', orderBody())).status, 201)
     const [received] = await ok.waitFor(1)
     const [viaApi] = await until('the delivery to be recorded as delivered', async () => {
-      const list = await apiDeliveries(hookOk)
+      const list = await apiDeliveries(webhookOk)
       return list[0]?.status === 'delivered' && list
     })
-    assert.deepEqual(await json('deliveries', 'list', '--webhook', hookOk), [viaApi])
+    assert.deepEqual(await json('deliveries', 'list', '--webhook', webhookOk), [viaApi])
     assert.deepEqual(await json('deliveries', 'list', '--tenant', tenantId, '--status', 'delivered', '--limit', '1'), [viaApi])
     assert.deepEqual(await json('deliveries', 'list', '--status', 'failed'), [])
     const shown = await json('deliveries', 'show', viaApi.id)
@@ -76,14 +76,14 @@ describe('travelops deliveries, against a running serve and real receivers', () 
   })
 
   test('retry queues a new attempt of a failed and a delivered record; it shows in attempt_log as manual', async () => {
-    hookFail = (await api('POST', '/v1/webhooks', { url: `${failing.url}/fail`, events: ['order.created'], secret: 'whsec_0123456789abcdef' })).body.data.id
+    webhookFail = (await api('POST', '/v1/webhooks', { url: `${failing.url}/fail`, events: ['order.created'], secret: 'whsec_0123456789abcdef' })).body.data.id
     assert.equal((await api('POST', '/v1/orders', orderBody())).status, 201)
     const [failed] = await until('the failing delivery to be recorded', async () => {
-      const list = await apiDeliveries(hookFail)
+      const list = await apiDeliveries(webhookFail)
       return list[0]?.status === 'failed' && list
     })
-    const delivered = await until('both deliveries of the healthy hook', async () => {
-      const list = await apiDeliveries(hookOk)
+    const delivered = await until('both deliveries of the healthy webhook', async () => {
+      const list = await apiDeliveries(webhookOk)
       return list.length === 2 && list.every((d) => d.status === 'delivered') && list
     })
     const okBefore = ok.requests.length
@@ -102,46 +102,46 @@ describe('travelops deliveries, against a running serve and real receivers', () 
   })
 
   test('replay --webhook queues every delivered or failed delivery of the subscription again', async () => {
-    const mine = await until('no attempt of the healthy hook in flight', async () => {
-      const list = await apiDeliveries(hookOk)
+    const mine = await until('no attempt of the healthy webhook in flight', async () => {
+      const list = await apiDeliveries(webhookOk)
       return list.every((d) => d.status === 'delivered') && list
     })
     const before = ok.requests.length
-    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk, '--yes'), { requeued: mine.length })
+    assert.deepEqual(await json('deliveries', 'replay', '--webhook', webhookOk, '--yes'), { requeued: mine.length })
     const got = await ok.waitFor(before + mine.length)
     assert.deepEqual(
       got.slice(before).map((r) => r.headers['x-webhook-id']).sort(),
       mine.map((d) => d.event_id).sort(),
     )
-    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk, '--status', 'failed', '--yes'), { requeued: 0 })
-    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk, '--since', '2999-01-01T00:00:00Z', '--yes'), { requeued: 0 })
-    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookFail, '--status', 'failed', '--since', '2020-01-01', '--yes'), { requeued: 1 })
-    assert.match((await cli('deliveries', 'replay', '--webhook', hookOk, '--status', 'failed', '--yes')).stdout, /requeued 0 deliveries/)
+    assert.deepEqual(await json('deliveries', 'replay', '--webhook', webhookOk, '--status', 'failed', '--yes'), { requeued: 0 })
+    assert.deepEqual(await json('deliveries', 'replay', '--webhook', webhookOk, '--since', '2999-01-01T00:00:00Z', '--yes'), { requeued: 0 })
+    assert.deepEqual(await json('deliveries', 'replay', '--webhook', webhookFail, '--status', 'failed', '--since', '2020-01-01', '--yes'), { requeued: 1 })
+    assert.match((await cli('deliveries', 'replay', '--webhook', webhookOk, '--status', 'failed', '--yes')).stdout, /requeued 0 deliveries/)
   })
 
   test('replay asks first: --dry-run counts and changes nothing, no terminal without --yes is exit 2, a pty asks y/N', async () => {
     // Nothing queued and nothing in flight, so the worker changes no row while we look.
-    const settled = () => until('no delivery of the healthy hook queued or in flight', async () => {
-      const rows = await queueState(hookOk)
+    const settled = () => until('no delivery of the healthy webhook queued or in flight', async () => {
+      const rows = await queueState(webhookOk)
       return rows.length > 0 && rows.every((r: any) => r.status === 'delivered' && r.manual === 0 && r.due_at === null) && rows
     })
     const rows = await settled()
     const received = ok.requests.length
-    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk, '--dry-run'), { requeued: 0, would_requeue: rows.length })
-    assert.deepEqual(await json('deliveries', 'replay', '--webhook', hookOk, '--dry-run', '--yes'), { requeued: 0, would_requeue: rows.length }, '--dry-run wins over --yes')
-    assert.match((await cli('deliveries', 'replay', '--webhook', hookOk, '--dry-run')).stdout, new RegExp(`^would requeue ${rows.length} deliveries of ${hookOk} \\(dry run: nothing was changed\\)\n$`))
-    const refused = await cli('deliveries', 'replay', '--webhook', hookOk, '--json')
+    assert.deepEqual(await json('deliveries', 'replay', '--webhook', webhookOk, '--dry-run'), { requeued: 0, would_requeue: rows.length })
+    assert.deepEqual(await json('deliveries', 'replay', '--webhook', webhookOk, '--dry-run', '--yes'), { requeued: 0, would_requeue: rows.length }, '--dry-run wins over --yes')
+    assert.match((await cli('deliveries', 'replay', '--webhook', webhookOk, '--dry-run')).stdout, new RegExp(`^would requeue ${rows.length} deliveries of ${webhookOk} \\(dry run: nothing was changed\\)\n$`))
+    const refused = await cli('deliveries', 'replay', '--webhook', webhookOk, '--json')
     assert.equal(refused.code, 2)
     assert.equal(refused.stdout, '')
     assert.match(refused.stderr, new RegExp(`would requeue ${rows.length} deliveries.*no terminal to confirm on: pass --yes`))
-    const declined = await runInPty(['deliveries', 'replay', '--webhook', hookOk, '--db', db], { waitFor: '[y/N]', answer: 'n' })
+    const declined = await runInPty(['deliveries', 'replay', '--webhook', webhookOk, '--db', db], { waitFor: '[y/N]', answer: 'n' })
     assert.equal(declined.code, 1, declined.output)
-    assert.match(declined.output, new RegExp(`requeue ${rows.length} deliveries of ${hookOk}\\? \\[y/N\\] n\n`))
+    assert.match(declined.output, new RegExp(`requeue ${rows.length} deliveries of ${webhookOk}\\? \\[y/N\\] n\n`))
     assert.match(declined.output, /cancelled; nothing was queued/)
-    assert.deepEqual(await queueState(hookOk), rows, 'dry run, refusal and a "no" changed no record')
+    assert.deepEqual(await queueState(webhookOk), rows, 'dry run, refusal and a "no" changed no record')
     assert.equal(ok.requests.length, received)
 
-    const accepted = await runInPty(['deliveries', 'replay', '--webhook', hookOk, '--db', db], { waitFor: '[y/N]', answer: 'y' })
+    const accepted = await runInPty(['deliveries', 'replay', '--webhook', webhookOk, '--db', db], { waitFor: '[y/N]', answer: 'y' })
     assert.equal(accepted.code, 0, accepted.output)
     assert.match(accepted.output, new RegExp(`requeued ${rows.length} deliveries\n`))
     await ok.waitFor(received + rows.length)
@@ -149,26 +149,26 @@ describe('travelops deliveries, against a running serve and real receivers', () 
   })
 
   test('deliveries of an inactive or deleted subscription are not requeued, and the CLI says so (exit 1)', async () => {
-    const [failed] = await apiDeliveries(hookFail)
-    assert.equal((await api('PATCH', `/v1/webhooks/${hookFail}`, { active: false })).status, 200)
+    const [failed] = await apiDeliveries(webhookFail)
+    assert.equal((await api('PATCH', `/v1/webhooks/${webhookFail}`, { active: false })).status, 200)
     const retry = await cli('deliveries', 'retry', failed.id, '--json')
     assert.equal(retry.code, 1)
-    assert.deepEqual(JSON.parse(retry.stdout), { requeued: 0, skipped: [{ id: failed.id, reason: `its subscription ${hookFail} is inactive` }] })
+    assert.deepEqual(JSON.parse(retry.stdout), { requeued: 0, skipped: [{ id: failed.id, reason: `its subscription ${webhookFail} is inactive` }] })
     assert.match(retry.stderr, /not requeued/)
-    const replay = await cli('deliveries', 'replay', '--webhook', hookFail, '--json')
+    const replay = await cli('deliveries', 'replay', '--webhook', webhookFail, '--json')
     assert.equal(replay.code, 1)
     assert.equal(replay.stdout, '')
     assert.match(replay.stderr, /inactive/)
-    assert.equal((await api('DELETE', `/v1/webhooks/${hookFail}`)).status, 200)
-    assert.match((await cli('deliveries', 'replay', '--webhook', hookFail)).stderr, /deleted/)
+    assert.equal((await api('DELETE', `/v1/webhooks/${webhookFail}`)).status, 200)
+    assert.match((await cli('deliveries', 'replay', '--webhook', webhookFail)).stderr, /deleted/)
     assert.match((await cli('deliveries', 'retry', failed.id)).stderr, /deleted/)
     const shown = await json('deliveries', 'show', failed.id)
-    assert.equal(shown.webhook_id, hookFail, 'the records of a deleted subscription stay readable')
+    assert.equal(shown.webhook_id, webhookFail, 'the records of a deleted subscription stay readable')
   })
 
   test('exit codes: 2 for usage errors, 1 for unknown records; an unknown id among several queues nothing', async () => {
     await server.stop() // nothing may take queued work away while the database is inspected
-    const delivered = (await deliveryIds(db, hookOk))[0]!
+    const delivered = (await deliveryIds(db, webhookOk))[0]!
     const queued = async () => (await queryRows(db, 'SELECT manual, due_at FROM deliveries WHERE id = ?', delivered))[0]
     assert.deepEqual(await queued(), { manual: 0, due_at: null }, 'nothing queued before')
     const usage = [
@@ -183,9 +183,9 @@ describe('travelops deliveries, against a running serve and real receivers', () 
       ['deliveries', 'retry'],
       ['deliveries', 'replay'],
       ['deliveries', 'replay', '--webhook', 'hook'],
-      ['deliveries', 'replay', '--webhook', hookOk, '--since', 'yesterday'],
-      ['deliveries', 'replay', '--webhook', hookOk, '--since', '2026-13-45'],
-      ['deliveries', 'replay', '--webhook', hookOk, '--status', 'pending'],
+      ['deliveries', 'replay', '--webhook', webhookOk, '--since', 'yesterday'],
+      ['deliveries', 'replay', '--webhook', webhookOk, '--since', '2026-13-45'],
+      ['deliveries', 'replay', '--webhook', webhookOk, '--status', 'pending'],
       ['deliveries', 'frobnicate'],
     ]
     for (const args of usage) assert.equal((await cli(...args)).code, 2, args.join(' '))
@@ -222,10 +222,10 @@ describe('travelops deliveries retry, while the first attempt is still in flight
     const server = await startServe(['--db', db, '--allow-private-targets', '--delivery-timeout', '30000', '--log-level', 'warn'])
     try {
       const api = apiClient(server.url, key.key)
-      const hook = (await api('POST', '/v1/webhooks', { url: rx.url, events: ['*'], secret: 'whsec_0123456789abcdef' })).body.data.id
+      const webhook = (await api('POST', '/v1/webhooks', { url: rx.url, events: ['*'], secret: 'whsec_0123456789abcdef' })).body.data.id
       assert.equal((await api('POST', '/v1/orders', orderBody())).status, 201)
       await rx.waitFor(1) // the receiver holds its answer: the first attempt is in flight
-      const [pending] = (await api('GET', `/v1/webhooks/deliveries?webhook_id=${hook}`)).body.data
+      const [pending] = (await api('GET', `/v1/webhooks/deliveries?webhook_id=${webhook}`)).body.data
       assert.equal(pending.status, 'pending')
       const r = await runCli(['deliveries', 'retry', pending.id, '--db', db, '--json'])
       assert.equal(r.code, 1)

@@ -84,7 +84,7 @@ describe('serve: ports, HTTPS, metrics, start-up log', () => {
         return _parse(await r.text())
       }
       const before = await scrape()
-      const hook = (await api('POST', '/v1/webhooks', { url: rx.url, events: ['order.created'], secret: 'metrics-secret-0123' })).body.data
+      const webhook = (await api('POST', '/v1/webhooks', { url: rx.url, events: ['order.created'], secret: 'metrics-secret-0123' })).body.data
       for (let i = 0; i < 3; i++) await api('GET', '/v1/orders')
       await api('POST', '/v1/orders', orderBody())
       await rx.waitFor(1)
@@ -102,7 +102,7 @@ describe('serve: ports, HTTPS, metrics, start-up log', () => {
       assert.ok(afterwards.has('travelops_process_resident_memory_bytes'))
       for (const name of afterwards.keys()) assert.match(name, /^travelops_/)
       const text = await (await fetch(`${server.url}/metrics`)).text()
-      for (const secret of [key, hook.id, rx.url, 'ten_', 'metrics-secret']) assert.ok(!text.includes(secret), secret)
+      for (const secret of [key, webhook.id, rx.url, 'ten_', 'metrics-secret']) assert.ok(!text.includes(secret), secret)
     } finally {
       assert.equal(await server.stop(), 0)
       await rx.close()

@@ -7,7 +7,7 @@ import fc from 'fast-check'
 import { statsDeltas } from '../../src/engine/attempt-stats.ts'
 import { openDatabase } from '../../src/engine/open.ts'
 import type { OpenDb } from '../../src/engine/port.ts'
-import { READY_CAP, type Claim, type DeliveryStore, type Disabled, type Job, type Outcome, type QueuedHook } from '../../src/delivery/port.ts'
+import { READY_CAP, type Claim, type DeliveryStore, type Disabled, type Job, type Outcome, type QueuedWebhook } from '../../src/delivery/port.ts'
 import { attemptTrigger, isDelivered } from '../../src/delivery/rules/attempt.ts'
 import { endpointHealth, type DisabledReason } from '../../src/delivery/rules/health.ts'
 import { receives } from '../../src/delivery/rules/fan-out.ts'
@@ -53,12 +53,12 @@ const ENGINES: Engine[] = [
   },
 ]
 
-const hookArb = fc.record({
+const webhookArb = fc.record({
   active: fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.constant(0) }),
   failingSince: fc.option(fc.integer({ min: -2 * HOUR, max: 0 }), { nil: null }),
 })
 const rowArb = fc.record({
-  hook: fc.nat(),
+  webhook: fc.nat(),
   status: fc.constantFrom('pending' as const, 'delivered' as const, 'failed' as const),
   attempts: fc.integer({ min: 0, max: 4 }),
   retries: fc.integer({ min: 0, max: 3 }),
@@ -79,10 +79,10 @@ const outcomeArb = fc.record({
   cut: fc.boolean(),
 })
 const scenarioArb = fc.record({
-  hooks: fc.array(hookArb, { minLength: 1, maxLength: 3 }),
+  webhooks: fc.array(webhookArb, { minLength: 1, maxLength: 3 }),
   rows: fc.array(rowArb, { minLength: 1, maxLength: 8 }),
 }).chain((s) => fc.record({
-  hooks: fc.constant(s.hooks),
+  webhooks: fc.constant(s.webhooks),
   rows: fc.constant(s.rows),
   /** Which deliveries get an outcome, in which order; one of them may stand for a delivery already gone. */
   order: fc.shuffledSubarray(s.rows.map((_, i) => i), { minLength: 1 }),
@@ -94,7 +94,7 @@ const scenarioArb = fc.record({
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never
 
 const fanOutArb = fc.record({
-  hooks: fc.array(fc.record({
+  webhooks: fc.array(fc.record({
     // Stored as the API stores them (a JSON array of names), with `*`, and a name no event has.
     events: fc.subarray([...EVENT_NAMES, '*', 'order'], { minLength: 0, maxLength: 4 }),
     active: fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.constant(0) }),
@@ -109,7 +109,7 @@ const fanOutArb = fc.record({
 })
 type FanOut = typeof fanOutArb extends fc.Arbitrary<infer T> ? T : never
 
-interface HookModel { active: boolean; failingSince: string | null; disabledAt: string | null; disabledReason: DisabledReason | null }
+interface WebhookModel { active: boolean; failingSince: string | null; disabledAt: string | null; disabledReason: DisabledReason | null }
 
 for (const engine of ENGINES) {
   describe(`[${engine.name}] the stores' SQL and the delivery rules agree`, () => {
@@ -145,12 +145,12 @@ for (const engine of ENGINES) {
     /** One fan-out on a tenant of its own. */
     async function _fanOut(s: FanOut, n: number): Promise<void> {
       const tenant = (await createTenant(opened.db, `Fan-out ${n}`, new Date(BASE))).id
-      const hooks = []
-      for (const h of s.hooks) {
+      const webhooks = []
+      for (const h of s.webhooks) {
         const row = { events: JSON.stringify(h.events), active: h.active, deleted_at: h.deleted ? time(0) : null }
-        hooks.push({ ...row, id: await insertWebhook(opened.db, tenant, row), skipped: h.skipped })
+        webhooks.push({ ...row, id: await insertWebhook(opened.db, tenant, row), skipped: h.skipped })
       }
-      const lease = { owner: OWNER, until: time(HOUR), skip: hooks.filter((h) => h.skipped).map((h) => h.id) }
+      const lease = { owner: OWNER, until: time(HOUR), skip: webhooks.filter((h) => h.skipped).map((h) => h.id) }
       const ctx = {
         db: opened.db, engine: opened.engine, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: tenant, keyId: 'key_rules',
         lease: s.leased ? () => lease : undefined,
@@ -158,7 +158,7 @@ for (const engine of ENGINES) {
       let eventId = ''
       for (let i = 0; i <= s.before; i++) eventId = (await withTx(opened.engine, (scope) => emit(scope, ctx, s.event, { n: i }))).id
       const written = await opened.db.selectFrom('deliveries').select(['webhook_id', 'status', 'due_at', 'locked_by']).where('event_id', '=', eventId).execute()
-      assert.deepEqual(_sort(written, (d) => d.webhook_id).map((d) => ({ ...d, due_at: d.due_at !== null })), _sort(hooks.filter((h) => receives(h, s.event)).map((h) => ({
+      assert.deepEqual(_sort(written, (d) => d.webhook_id).map((d) => ({ ...d, due_at: d.due_at !== null })), _sort(webhooks.filter((h) => receives(h, s.event)).map((h) => ({
         webhook_id: h.id, status: 'pending', due_at: true, locked_by: s.leased && !h.skipped ? OWNER : null,
       })), (d) => d.webhook_id))
     }
@@ -167,12 +167,12 @@ for (const engine of ENGINES) {
     async function _check(s: Scenario, n: number): Promise<void> {
       const eventId = `evt_rules_${n}`
       await opened.db.insertInto('events').values({ id: eventId, tenant_id: tenantId, name: 'order.created', payload: '{}', created_at: time(-3 * HOUR) }).execute()
-      const hookIds: string[] = []
-      const hooks = new Map<string, HookModel>()
-      for (const h of s.hooks) {
+      const webhookIds: string[] = []
+      const webhooks = new Map<string, WebhookModel>()
+      for (const h of s.webhooks) {
         const id = await insertWebhook(opened.db, tenantId, { active: h.active, failing_since: h.failingSince === null ? null : time(h.failingSince) })
-        hookIds.push(id)
-        hooks.set(id, { active: h.active === 1, failingSince: h.failingSince === null ? null : time(h.failingSince), disabledAt: null, disabledReason: null })
+        webhookIds.push(id)
+        webhooks.set(id, { active: h.active === 1, failingSince: h.failingSince === null ? null : time(h.failingSince), disabledAt: null, disabledReason: null })
       }
       const rows: Rows = new Map()
       for (const [i, r] of s.rows.entries()) {
@@ -183,7 +183,7 @@ for (const engine of ENGINES) {
           locked_by: r.lease === 'held' ? OWNER : r.lease === 'other' ? 'wrk_other' : null, locked_until: r.lease === 'none' ? null : time(HOUR),
         }
         const id = `del_rules_${n}_${i}`
-        const webhookId = hookIds[r.hook % hookIds.length]!
+        const webhookId = webhookIds[r.webhook % webhookIds.length]!
         await opened.db.insertInto('deliveries').values({ id, tenant_id: tenantId, webhook_id: webhookId, event_id: eventId, event: 'order.created', created_at: time(-3 * HOUR), ...row }).execute()
         rows.set(id, { ...row, webhook_id: webhookId })
       }
@@ -197,7 +197,7 @@ for (const engine of ENGINES) {
         const g = s.outcomes[i]!
         clock += g.step
         const row = rows.get(id)
-        const webhookId = row?.webhook_id ?? hookIds[0]!
+        const webhookId = row?.webhook_id ?? webhookIds[0]!
         const job: Job = {
           id, tenant_id: tenantId, webhook_id: webhookId, event_id: eventId, event: 'order.created', attempts: row?.attempts ?? 0, retries: row?.retries ?? 0,
           manual: g.claimedManual, next_retry_at: row?.next_retry_at ?? null, status: row?.status ?? 'pending', owner: OWNER,
@@ -211,15 +211,15 @@ for (const engine of ENGINES) {
       }
 
       // Then a claim of everything due of this scenario's subscriptions, in a cycle of its own.
-      let read: QueuedHook[] = []
+      let read: QueuedWebhook[] = []
       const claim: Claim = {
         now: time(s.claimAt), leaseUntil: time(s.claimAt + HOUR), owner: OWNER,
         plan: (queued) => {
-          read = queued.filter((q) => hooks.has(q.webhook_id))
+          read = queued.filter((q) => webhooks.has(q.webhook_id))
           return read.map((q) => ({ webhook_id: q.webhook_id, limit: 100 }))
         },
       }
-      const rules = _byTheRules(rows, hooks, cycles, claim, () => tenantId)
+      const rules = _byTheRules(rows, webhooks, cycles, claim, () => tenantId)
 
       // What the store did.
       const disabledByStore: Disabled[][] = []
@@ -232,14 +232,14 @@ for (const engine of ENGINES) {
       const stored = await opened.db.selectFrom('deliveries').select(['id', 'webhook_id', ...QUEUE_COLUMNS]).where('event_id', '=', eventId).execute()
       assert.deepEqual(_sort(stored, (r) => r.id).map((r) => ({ ...r, attempts: Number(r.attempts), retries: Number(r.retries), manual: Number(r.manual), response_code: r.response_code === null ? null : Number(r.response_code) })),
         _sort([...rows].map(([id, r]) => _pick({ id, ...r })), (r) => r.id as string), 'deliveries')
-      const storedHooks = await opened.db.selectFrom('webhooks').select(['id', 'active', 'failing_since', 'disabled_at', 'disabled_reason']).where('id', 'in', hookIds).execute()
-      assert.deepEqual(_sort(storedHooks, (w) => w.id).map((w) => ({ ...w, active: Number(w.active) })),
-        _sort([...hooks], ([id]) => id).map(([id, h]) => ({ id, active: h.active ? 1 : 0, failing_since: h.failingSince, disabled_at: h.disabledAt, disabled_reason: h.disabledReason })), 'subscriptions')
+      const storedWebhooks = await opened.db.selectFrom('webhooks').select(['id', 'active', 'failing_since', 'disabled_at', 'disabled_reason']).where('id', 'in', webhookIds).execute()
+      assert.deepEqual(_sort(storedWebhooks, (w) => w.id).map((w) => ({ ...w, active: Number(w.active) })),
+        _sort([...webhooks], ([id]) => id).map(([id, h]) => ({ id, active: h.active ? 1 : 0, failing_since: h.failingSince, disabled_at: h.disabledAt, disabled_reason: h.disabledReason })), 'subscriptions')
       const storedAttempts = await opened.db.selectFrom('delivery_attempts').select(['delivery_id', 'attempt', 'trigger', 'at', 'response_code', 'duration_ms'])
         .where('delivery_id', 'in', [...rows.keys()]).execute()
       assert.deepEqual(_sort(storedAttempts, (a) => a.delivery_id).map((a) => ({ ...a, attempt: Number(a.attempt), response_code: a.response_code === null ? null : Number(a.response_code), duration_ms: Number(a.duration_ms) })),
         _sort(rules.attempts, (a) => a.delivery_id), 'attempt rows')
-      const stats = await opened.db.selectFrom('attempt_stats').select(['tenant_id', 'hour', 'webhook_id', 'duration_ms', 'n', 'ok']).where('webhook_id', 'in', hookIds).execute()
+      const stats = await opened.db.selectFrom('attempt_stats').select(['tenant_id', 'hour', 'webhook_id', 'duration_ms', 'n', 'ok']).where('webhook_id', 'in', webhookIds).execute()
       const statKey = (r: readonly unknown[]) => JSON.stringify(r.slice(0, 4))
       assert.deepEqual(_sort(stats.map((r) => [r.tenant_id, r.hour, r.webhook_id, Number(r.duration_ms), Number(r.n), Number(r.ok)]), statKey),
         _sort(statsDeltas(rules.recorded), statKey), 'attempt_stats')
@@ -251,11 +251,11 @@ type Rows = Map<string, QueueState & { webhook_id: string }>
 
 /**
  * What the rules say the cycles and the claim do, applied to the model in order (`rows` and
- * `hooks` end as the rules leave them): outcome by outcome, the attempt and the delivery's state,
+ * `webhooks` end as the rules leave them): outcome by outcome, the attempt and the delivery's state,
  * then the subscription's health, a disabling dropping its queue; then what the claim's read of
  * the queue finds and what the claim takes.
  */
-function _byTheRules(rows: Rows, hooks: Map<string, HookModel>, cycles: Outcome[][], claim: Claim, tenantOf: (webhookId: string) => string) {
+function _byTheRules(rows: Rows, webhooks: Map<string, WebhookModel>, cycles: Outcome[][], claim: Claim, tenantOf: (webhookId: string) => string) {
   const attempts: { delivery_id: string; [column: string]: unknown }[] = []
   const recorded: Outcome[] = []
   const disabled: Disabled[][] = []
@@ -264,29 +264,29 @@ function _byTheRules(rows: Rows, hooks: Map<string, HookModel>, cycles: Outcome[
     for (const o of cycle) {
       const row = rows.get(o.job.id)
       if (!row) continue
-      const hook = hooks.get(row.webhook_id)!
+      const webhook = webhooks.get(row.webhook_id)!
       recorded.push(o)
       attempts.push({ delivery_id: o.job.id, attempt: row.attempts + 1, trigger: attemptTrigger(o.job), at: o.at, response_code: o.responseCode, duration_ms: o.durationMs })
-      rows.set(o.job.id, { ...afterAttempt(row, o, hook.active), webhook_id: row.webhook_id })
-      const v = endpointHealth(hook, o, HEALTH.disableAfterMs)
-      hook.failingSince = v.failingSince
+      rows.set(o.job.id, { ...afterAttempt(row, o, webhook.active), webhook_id: row.webhook_id })
+      const v = endpointHealth(webhook, o, HEALTH.disableAfterMs)
+      webhook.failingSince = v.failingSince
       if (v.disable) {
-        Object.assign(hook, { active: false, disabledAt: o.at, disabledReason: v.disable })
+        Object.assign(webhook, { active: false, disabledAt: o.at, disabledReason: v.disable })
         now.push({ webhook_id: row.webhook_id, tenant_id: o.job.tenant_id, reason: v.disable })
         for (const [id, other] of rows) if (other.webhook_id === row.webhook_id) rows.set(id, { ...dropQueued(other), webhook_id: other.webhook_id })
       }
     }
     disabled.push(now)
   }
-  const queued: QueuedHook[] = []
-  for (const id of hooks.keys()) {
+  const queued: QueuedWebhook[] = []
+  for (const id of webhooks.keys()) {
     const mine = [...rows.values()].filter((r) => r.webhook_id === id)
     if (mine.some((r) => r.due_at !== null)) queued.push({ webhook_id: id, tenant_id: tenantOf(id), ...queuedSummary(mine, claim.now, READY_CAP) })
   }
   const claimed: string[] = []
   for (const [id, row] of rows) {
     if (!isClaimable(row, claim.now)) continue
-    const live = hooks.get(row.webhook_id)!.active
+    const live = webhooks.get(row.webhook_id)!.active
     if (live) claimed.push(id)
     rows.set(id, { ...claimedBy(row, claim.owner, claim.leaseUntil, live), webhook_id: row.webhook_id })
   }

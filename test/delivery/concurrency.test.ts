@@ -31,18 +31,18 @@ describe('adaptive concurrency per subscription (issue 15: deliveries that keep 
   })
 
   test('the planner deals a raised subscription its raised limit, the others the floor, and the tenant cap still holds', () => {
-    const p = new FairPlanner({ total: 256, perTenant: 40, perHook: 8, maxPerHook: 32 })
+    const p = new FairPlanner({ total: 256, perTenant: 40, perWebhook: 8, maxPerWebhook: 32 })
     const now = new Date().toISOString()
     const queued = [
       { webhook_id: 'wh_fast', tenant_id: 'ten_a', due: now, ready: 32 },
       { webhook_id: 'wh_slow', tenant_id: 'ten_a', due: now, ready: 32 },
     ]
-    const plan = p.plan(queued, now, { total: 0, byTenant: new Map(), byHook: new Map(), hookLimits: new Map([['wh_fast', 30]]) })
-    const dealt = Object.fromEntries(plan.hooks.map((h) => [h.webhook_id, h.limit]))
+    const plan = p.plan(queued, now, { total: 0, byTenant: new Map(), byWebhook: new Map(), webhookLimits: new Map([['wh_fast', 30]]) })
+    const dealt = Object.fromEntries(plan.webhooks.map((h) => [h.webhook_id, h.limit]))
     assert.deepEqual(dealt, { wh_fast: 30, wh_slow: 8 })
-    const capped = p.plan(queued, now, { total: 0, byTenant: new Map(), byHook: new Map(), hookLimits: new Map([['wh_fast', 32], ['wh_slow', 32]]) })
-    assert.equal(capped.hooks.reduce((a, h) => a + h.limit, 0), 40, 'the tenant cap')
-    assert.ok(DEFAULT_SLOTS.maxPerHook > DEFAULT_SLOTS.perHook && DEFAULT_SLOTS.perTenant >= 2 * DEFAULT_SLOTS.maxPerHook)
+    const capped = p.plan(queued, now, { total: 0, byTenant: new Map(), byWebhook: new Map(), webhookLimits: new Map([['wh_fast', 32], ['wh_slow', 32]]) })
+    assert.equal(capped.webhooks.reduce((a, h) => a + h.limit, 0), 40, 'the tenant cap')
+    assert.ok(DEFAULT_SLOTS.maxPerWebhook > DEFAULT_SLOTS.perWebhook && DEFAULT_SLOTS.perTenant >= 2 * DEFAULT_SLOTS.maxPerWebhook)
   })
 
   test('a subscription whose last attempts all failed is paced: one at a time, none before its pause ends; a success ends it', () => {
@@ -62,7 +62,7 @@ describe('adaptive concurrency per subscription (issue 15: deliveries that keep 
     assert.equal(l.limit('a'), 8, 'back at the floor')
     assert.equal(l.paced.has('a'), false)
     assert.equal(l.observe('a', false, 5, 8, 2500), undefined, 'a new run of failures starts from nothing')
-    assert.ok(PACE_AFTER_FAILURES > DEFAULT_SLOTS.perHook && PACE_MS >= 50)
+    assert.ok(PACE_AFTER_FAILURES > DEFAULT_SLOTS.perWebhook && PACE_MS >= 50)
   })
 
   test('the planner gives a paced subscription one slot once its pause has ended and none before; its waiting work is not left over', () => {
@@ -73,15 +73,15 @@ describe('adaptive concurrency per subscription (issue 15: deliveries that keep 
       { webhook_id: 'wh_ok', tenant_id: 'ten_a', due: now, ready: 3 },
     ]
     const paced = new Map([['wh_paced', 1500]])
-    const dealt = (plan: { hooks: { webhook_id: string; limit: number }[] }) => Object.fromEntries(plan.hooks.map((h) => [h.webhook_id, h.limit]))
-    const pausing = p.plan(queued, now, { total: 0, byTenant: new Map(), byHook: new Map(), paced, clockMs: 1000 })
+    const dealt = (plan: { webhooks: { webhook_id: string; limit: number }[] }) => Object.fromEntries(plan.webhooks.map((h) => [h.webhook_id, h.limit]))
+    const pausing = p.plan(queued, now, { total: 0, byTenant: new Map(), byWebhook: new Map(), paced, clockMs: 1000 })
     assert.deepEqual(dealt(pausing), { wh_ok: 3 })
     assert.equal(pausing.nextDueMs, 500, 'the queue is looked at again when the pause ends')
     assert.equal(pausing.left, false, 'nothing left over that more slots could take now')
-    const ended = p.plan(queued, now, { total: 0, byTenant: new Map(), byHook: new Map(), paced, clockMs: 1600 })
+    const ended = p.plan(queued, now, { total: 0, byTenant: new Map(), byWebhook: new Map(), paced, clockMs: 1600 })
     assert.deepEqual(dealt(ended), { wh_ok: 3, wh_paced: 1 })
     assert.equal(ended.left, true)
-    const busy = p.plan(queued, now, { total: 1, byTenant: new Map([['ten_a', 1]]), byHook: new Map([['wh_paced', 1]]), paced, clockMs: 1600 })
+    const busy = p.plan(queued, now, { total: 1, byTenant: new Map([['ten_a', 1]]), byWebhook: new Map([['wh_paced', 1]]), paced, clockMs: 1600 })
     assert.deepEqual(dealt(busy), { wh_ok: 3 }, 'its one attempt is in flight')
   })
 })
@@ -134,9 +134,9 @@ describe('adaptive concurrency against real receivers', () => {
     await backlog(400)
     await fast.rx.waitFor(400, 30_000)
     await failing.rx.waitFor(PACE_AFTER_FAILURES, 30_000)
-    assert.ok(fast.peak.max > DEFAULT_SLOTS.perHook, `the fast receiver held at most ${fast.peak.max} at once`)
-    assert.ok(fast.peak.max <= DEFAULT_SLOTS.maxPerHook, `the fast receiver held ${fast.peak.max} at once`)
-    assert.ok(failing.peak.max <= DEFAULT_SLOTS.perHook, `the failing receiver held ${failing.peak.max} at once`)
+    assert.ok(fast.peak.max > DEFAULT_SLOTS.perWebhook, `the fast receiver held at most ${fast.peak.max} at once`)
+    assert.ok(fast.peak.max <= DEFAULT_SLOTS.maxPerWebhook, `the fast receiver held ${fast.peak.max} at once`)
+    assert.ok(failing.peak.max <= DEFAULT_SLOTS.perWebhook, `the failing receiver held ${failing.peak.max} at once`)
   })
 })
 
@@ -172,13 +172,13 @@ describe('a subscription whose attempts keep failing is paced (a real receiver)'
   })
 
   test(`after ${PACE_AFTER_FAILURES} failures in a row: one attempt at a time with a pause between two, the tenant's other subscription untouched; once it answers 200 its backlog goes at full speed`, async () => {
-    const hook = async (url: string) => {
+    const webhook = async (url: string) => {
       const r = await t.request('POST', '/v1/webhooks', { body: { url, events: ['customer.created'], secret: 'whsec_0123456789abcdef' } })
       assert.equal(r.status, 201, r.text)
       return r.body.data.id as string
     }
-    const id = await hook(rx.url)
-    await hook(healthy.url)
+    const id = await webhook(rx.url)
+    await webhook(healthy.url)
     const events = 300
     const { deps } = app.server
     const ctx = { ...deps, tenantId: t.id, keyId: t.keyId }
@@ -199,7 +199,7 @@ describe('a subscription whose attempts keep failing is paced (a real receiver)'
     await new Promise((r) => setTimeout(r, 200))
     const settled = rx.requests.length
     paced = true
-    assert.ok(settled <= PACE_AFTER_FAILURES + DEFAULT_SLOTS.perHook + 200 / PACE_MS + 1, `${settled} attempts before the pacing held`)
+    assert.ok(settled <= PACE_AFTER_FAILURES + DEFAULT_SLOTS.perWebhook + 200 / PACE_MS + 1, `${settled} attempts before the pacing held`)
     const window = 20 * PACE_MS
     await new Promise((r) => setTimeout(r, window))
     const probes = rx.requests.length - settled

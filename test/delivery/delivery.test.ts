@@ -28,7 +28,7 @@ describe('webhook delivery to real receivers', () => {
     receivers.push(rx)
     return rx
   }
-  const subscribe = async (tenant: TestTenant, url: string, events: string[] = ['*'], extra = {}) => {
+  const addWebhook = async (tenant: TestTenant, url: string, events: string[] = ['*'], extra = {}) => {
     const r = await tenant.request('POST', '/v1/webhooks', { body: { url, events, secret: SECRET, ...extra } })
     assert.equal(r.status, 201, r.text)
     return r.body.data.id as string
@@ -47,7 +47,7 @@ describe('webhook delivery to real receivers', () => {
 
   test('a stored subscription holding headers refused since is sent without them, the rest as stored', async () => {
     const rx = await receiver()
-    const wh = await subscribe(t, `${rx.url}/stored-headers`, ['customer.created'], { headers: { 'X-Partner': 'acme', Authorization: 'Bearer rx-token' } })
+    const wh = await addWebhook(t, `${rx.url}/stored-headers`, ['customer.created'], { headers: { 'X-Partner': 'acme', Authorization: 'Bearer rx-token' } })
     // Written before §16 refused these names (or by hand): the API would now answer 422 for each.
     const stored = { 'X-Partner': 'acme', Authorization: 'Bearer rx-token', Cookie: 'a=1', 'Content-Encoding': 'gzip', 'X-Forwarded-For': '10.0.0.1', Host: 'elsewhere.example', Forwarded: 'for=1.2.3.4' }
     await app.server.deps.db.updateTable('webhooks').set({ headers: JSON.stringify(stored) } as never).where('id', '=', wh).execute()
@@ -64,7 +64,7 @@ describe('webhook delivery to real receivers', () => {
 
   test('an order event arrives signed, with every header, and the body equals the stored payload', async () => {
     const rx = await receiver()
-    const wh = await subscribe(t, `${rx.url}/hooks/travelops`, ['order.created'], { headers: { 'X-Partner': 'acme' } })
+    const wh = await addWebhook(t, `${rx.url}/hooks/travelops`, ['order.created'], { headers: { 'X-Partner': 'acme' } })
     const order = (await t.request('POST', '/v1/orders', { body: orderBody() })).body.data
     const [got] = await rx.waitFor(1)
     assert.equal(got!.method, 'POST')
@@ -96,7 +96,7 @@ describe('webhook delivery to real receivers', () => {
 
   test('with --allow-private-targets a host name is resolved and delivered to', async () => {
     const rx = await receiver()
-    await subscribe(t, `http://localhost:${new URL(rx.url).port}/named`, ['order.created'])
+    await addWebhook(t, `http://localhost:${new URL(rx.url).port}/named`, ['order.created'])
     await t.request('POST', '/v1/orders', { body: orderBody() })
     const [got] = await rx.waitFor(1)
     assert.equal(got!.url, '/named')
@@ -106,11 +106,11 @@ describe('webhook delivery to real receivers', () => {
     const onlyConfirm = await receiver()
     const inactive = await receiver()
     const foreign = await receiver()
-    const whConfirm = await subscribe(t, onlyConfirm.url, ['order.confirmed'])
-    const whInactive = await subscribe(t, inactive.url, ['*'])
+    const whConfirm = await addWebhook(t, onlyConfirm.url, ['order.confirmed'])
+    const whInactive = await addWebhook(t, inactive.url, ['*'])
     assert.equal((await t.request('PATCH', `/v1/webhooks/${whInactive}`, { body: { active: false } })).body.data.active, false)
     const other = await app.tenant('Other')
-    await subscribe(other, foreign.url, ['*'])
+    await addWebhook(other, foreign.url, ['*'])
     const id = (await t.request('POST', '/v1/orders', { body: orderBody() })).body.data.id
     await t.request('POST', `/v1/orders/${id}/confirm`)
     const [got] = await onlyConfirm.waitFor(1)
@@ -128,13 +128,13 @@ describe('webhook delivery to real receivers', () => {
     assert.equal((await other.request('POST', `/v1/webhooks/deliveries/${aDelivery}/retry`)).status, 404)
     const theirs = (await other.request('GET', '/v1/webhooks/deliveries?limit=100')).body.data
     assert.ok(theirs.every((d: { webhook_id: string }) => d.webhook_id !== whConfirm))
-    const hooks = (await other.request('GET', '/v1/webhooks')).body.data
-    assert.ok(hooks.every((h: { id: string }) => h.id !== whConfirm && h.id !== whInactive))
+    const webhooks = (await other.request('GET', '/v1/webhooks')).body.data
+    assert.ok(webhooks.every((h: { id: string }) => h.id !== whConfirm && h.id !== whInactive))
   })
 
   test('a receiver failing twice then answering 200: one record, delivered, 3 attempts, same X-Webhook-ID', async () => {
     const rx = await receiver({ respond: [500, 503, 200] })
-    const wh = await subscribe(t, rx.url, ['order.created'])
+    const wh = await addWebhook(t, rx.url, ['order.created'])
     await t.request('POST', '/v1/orders', { body: orderBody() })
     const reqs = await rx.waitFor(3)
     assert.equal(new Set(reqs.map((r) => r.headers['x-webhook-id'])).size, 1)
@@ -149,7 +149,7 @@ describe('webhook delivery to real receivers', () => {
 
   test('a receiver always failing: exactly 4 attempts, then failed with no next_retry_at', async () => {
     const rx = await receiver({ respond: [500] })
-    const wh = await subscribe(t, rx.url, ['order.created'])
+    const wh = await addWebhook(t, rx.url, ['order.created'])
     await t.request('POST', '/v1/orders', { body: orderBody() })
     const queued = await until(() => deliveriesOf(t, wh), (d) => d[0]?.status === 'failed' && d[0]?.next_retry_at !== null, 'first failure')
     assert.ok(Date.parse(queued[0].next_retry_at) > Date.parse(queued[0].last_attempt_at))
@@ -163,7 +163,7 @@ describe('webhook delivery to real receivers', () => {
 
   test('a receiver hanging past the deadline: failed, response_code null, the error says timeout', async () => {
     const rx = await receiver({ respond: () => ({ hang: true }) })
-    const wh = await subscribe(t, rx.url, ['order.created'])
+    const wh = await addWebhook(t, rx.url, ['order.created'])
     await t.request('POST', '/v1/orders', { body: orderBody() })
     const [d] = await until(() => deliveriesOf(t, wh), (x) => x[0]?.status === 'failed', 'timeout')
     assert.equal(d.response_code, null)
@@ -174,7 +174,7 @@ describe('webhook delivery to real receivers', () => {
 
   test('a manual retry makes a new attempt without restarting the automatic schedule', async () => {
     const rx = await receiver({ respond: [200] })
-    const wh = await subscribe(t, rx.url, ['order.created'])
+    const wh = await addWebhook(t, rx.url, ['order.created'])
     await t.request('POST', '/v1/orders', { body: orderBody() })
     const [d] = await until(() => deliveriesOf(t, wh), (x) => x[0]?.status === 'delivered', 'delivered')
     const r = await t.request('POST', `/v1/webhooks/deliveries/${d.id}/retry`)
@@ -189,7 +189,7 @@ describe('webhook delivery to real receivers', () => {
 
   test('a manual retry asked for while an attempt is in flight is not lost', async () => {
     const rx = await receiver({ respond: (_req, n) => ({ status: 200, delayMs: n === 1 ? 600 : 0 }) })
-    const wh = await subscribe(t, rx.url, ['order.created'])
+    const wh = await addWebhook(t, rx.url, ['order.created'])
     await t.request('POST', '/v1/orders', { body: orderBody() })
     const [d] = await until(() => deliveriesOf(t, wh), (x) => x[0]?.status === 'delivered', 'delivered')
     assert.equal((await t.request('POST', `/v1/webhooks/deliveries/${d.id}/retry`)).status, 200)
@@ -202,7 +202,7 @@ describe('webhook delivery to real receivers', () => {
 
   test('a rolled-back change produces no event and no delivery', async () => {
     const rx = await receiver()
-    await subscribe(t, rx.url, ['*'])
+    await addWebhook(t, rx.url, ['*'])
     const { deps } = app.server
     const before = (await deps.db.selectFrom('deliveries').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n
     const ctx = { ...deps, tenantId: t.id, keyId: t.keyId }
@@ -220,7 +220,7 @@ describe('webhook delivery to real receivers', () => {
 
   test('rotating the secret signs later deliveries with the new one; deleting stops deliveries but keeps records', async () => {
     const rx = await receiver()
-    const wh = await subscribe(t, rx.url, ['order.created'])
+    const wh = await addWebhook(t, rx.url, ['order.created'])
     await t.request('POST', '/v1/orders', { body: orderBody() })
     await rx.waitFor(1)
     const rotated = 'whsec_rotated_0123456789'
@@ -241,7 +241,7 @@ describe('webhook delivery to real receivers', () => {
 
   test('deactivating drops queued retries; the records stay failed', async () => {
     const rx = await receiver({ respond: [500] })
-    const wh = await subscribe(t, rx.url, ['order.created'])
+    const wh = await addWebhook(t, rx.url, ['order.created'])
     await t.request('POST', '/v1/orders', { body: orderBody() })
     await until(() => deliveriesOf(t, wh), (d) => d[0]?.attempts >= 1 && d[0]?.next_retry_at !== null, 'queued retry')
     await t.request('PATCH', `/v1/webhooks/${wh}`, { body: { active: false } })

@@ -28,7 +28,7 @@ describe('endpoint health', () => {
     await Promise.all(receivers.map((r) => r.close()))
     rmSync(dir, { recursive: true, force: true })
   })
-  const hook = async (rx: Receiver) => {
+  const webhook = async (rx: Receiver) => {
     receivers.push(rx)
     const r = await api('POST', '/v1/webhooks', { url: rx.url, events: ['order.created'], secret: SECRET })
     assert.equal(r.status, 201)
@@ -39,7 +39,7 @@ describe('endpoint health', () => {
 
   test('a subscription whose every attempt fails for --disable-after is disabled as failing, logged at warn; enabling clears it', async () => {
     const rx = await startReceiver({ respond: [500] })
-    const id = await hook(rx)
+    const id = await webhook(rx)
     const started = Date.now()
     const w = await until('the subscription disabled', async () => {
       await api('POST', '/v1/orders', orderBody())
@@ -76,7 +76,7 @@ describe('endpoint health', () => {
 
   test('a 410 Gone disables the subscription at once, as gone', async () => {
     const rx = await startReceiver({ respond: [410] })
-    const id = await hook(rx)
+    const id = await webhook(rx)
     await api('POST', '/v1/orders', orderBody())
     const w = await until('the subscription disabled', async () => {
       const got = (await api('GET', `/v1/webhooks/${id}`)).body.data
@@ -89,7 +89,7 @@ describe('endpoint health', () => {
   test('a success clears the failing run: a receiver that recovers is never disabled', async () => {
     let n = 0
     const rx = await startReceiver({ respond: () => ({ status: n++ % 2 === 0 ? 500 : 200 }) })
-    const id = await hook(rx)
+    const id = await webhook(rx)
     for (let i = 0; i < 12; i++) {
       await api('POST', '/v1/orders', orderBody())
       await new Promise((r) => setTimeout(r, 350))

@@ -36,7 +36,7 @@ describe('fan-out: which subscriptions an event reaches', () => {
   })
 
   let n = 0
-  const subscribe = (tenantId: string, events: string[], extra: { active?: number; deleted_at?: string } = {}) =>
+  const addWebhook = (tenantId: string, events: string[], extra: { active?: number; deleted_at?: string } = {}) =>
     insertWebhook(opened.db, tenantId, { id: `wh_${String(++n).padStart(3, '0')}_${crypto.randomUUID()}`, events: JSON.stringify(events), secret: 'fan-out-secret', ...extra })
   /** What each commit told the worker it queued (notify's argument): the subscriptions, for the fast path. */
   const told: FreshWork[] = []
@@ -59,13 +59,13 @@ describe('fan-out: which subscriptions an event reaches', () => {
     assert.equal(told.length, 0, 'no delivery queued, nothing to tell the worker')
     assert.equal((await queryRows(app.dbFile, 'SELECT id FROM events WHERE id = ?', none)).length, 1, 'the event is written even when nobody listens')
 
-    const wanted = [await subscribe(a.id, ['*']), await subscribe(a.id, ['order.created']), await subscribe(a.id, ['order.cancelled', 'order.created'])]
-    for (let i = 0; i < 3; i++) wanted.push(await subscribe(a.id, ['*']))
-    await subscribe(a.id, ['order.confirmed']) // another event
-    await subscribe(a.id, ['*'], { active: 0 }) // paused
-    await subscribe(a.id, ['*'], { deleted_at: new Date().toISOString() }) // deleted
-    await subscribe(b.id, ['*']) // another tenant's
-    await subscribe(a.id, ['order.create']) // a prefix of the name is not the name
+    const wanted = [await addWebhook(a.id, ['*']), await addWebhook(a.id, ['order.created']), await addWebhook(a.id, ['order.cancelled', 'order.created'])]
+    for (let i = 0; i < 3; i++) wanted.push(await addWebhook(a.id, ['*']))
+    await addWebhook(a.id, ['order.confirmed']) // another event
+    await addWebhook(a.id, ['*'], { active: 0 }) // paused
+    await addWebhook(a.id, ['*'], { deleted_at: new Date().toISOString() }) // deleted
+    await addWebhook(b.id, ['*']) // another tenant's
+    await addWebhook(a.id, ['order.create']) // a prefix of the name is not the name
 
     const six = await fire(a, 'order.created')
     const rows = await deliveries(six)
@@ -76,7 +76,7 @@ describe('fan-out: which subscriptions an event reaches', () => {
     assert.deepEqual(told.map((f) => ({ ...f, webhookIds: [...f.webhookIds].sort() })), [{ tenantId: a.id, webhookIds: [...wanted].sort() }],
       'after the commit, the worker is told exactly the subscriptions given a delivery')
 
-    for (let i = 0; i < 5; i++) wanted.push(await subscribe(a.id, ['order.created']))
+    for (let i = 0; i < 5; i++) wanted.push(await addWebhook(a.id, ['order.created']))
     const eleven = await fire(a, 'order.created')
     assert.deepEqual((await deliveries(eleven)).map((r) => r.webhook_id), [...wanted].sort())
     assert.deepEqual([...told.at(-1)!.webhookIds].sort(), [...wanted].sort(), 'the subscriptions past the ids sent along too')

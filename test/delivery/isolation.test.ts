@@ -16,7 +16,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 describe('delivery isolation between tenants', () => {
   let app: TestApp
   const receivers: Receiver[] = []
-  const subscribe = async (t: TestTenant, url: string) => {
+  const addWebhook = async (t: TestTenant, url: string) => {
     const r = await t.request('POST', '/v1/webhooks', { body: { url, events: ['customer.created'], secret: SECRET } })
     assert.equal(r.status, 201, r.text)
     return r.body.data.id as string
@@ -47,22 +47,22 @@ describe('delivery isolation between tenants', () => {
       { 'Bad Name': 'x' }, { 'X-Lone': 'a\uD800b' },
     ]
     for (const headers of bad) {
-      const id = await subscribe(x, healthyOfX.url)
+      const id = await addWebhook(x, healthyOfX.url)
       await sql`UPDATE webhooks SET headers = ${JSON.stringify(headers)} WHERE id = ${id}`.execute(db)
     }
     // Tenant H: receivers that never answer, enough to fill every slot of the old engine.
     const h = await app.tenant('H')
-    for (let i = 0; i < 10; i++) await subscribe(h, `${hanging.url}/h${i}`)
+    for (let i = 0; i < 10; i++) await addWebhook(h, `${hanging.url}/h${i}`)
     // Tenant R: many subscriptions to a refused port.
     const r = await app.tenant('R')
     const port = await closedPort()
-    for (let i = 0; i < 40; i++) await subscribe(r, `http://127.0.0.1:${port}/r${i}`)
+    for (let i = 0; i < 40; i++) await addWebhook(r, `http://127.0.0.1:${port}/r${i}`)
 
     for (let i = 0; i < 30; i++) await Promise.all([customer(x, i), customer(h, i), customer(r, i)])
     await sleep(300) // the hostile work is claimed and in flight
 
     const y = await app.tenant('Y')
-    const wh = await subscribe(y, healthyOfY.url)
+    const wh = await addWebhook(y, healthyOfY.url)
     assert.equal((await customer(y, 1)).status, 201)
     await healthyOfY.waitFor(1, 5000)
     let d: any

@@ -27,19 +27,19 @@ describe('replaying a subscription\'s deliveries in windows', () => {
   let app: TestApp
   let t: TestTenant
   let db: Kysely<any>
-  let hook: string
+  let webhook: string
   before(async () => {
     // Retention off: the seeded deliveries finished in January, past the default 30 days.
     app = await startTestApp({ allowPrivateTargets: true, retentionMs: 0 })
     db = app.server.deps.db as unknown as Kysely<any>
     t = await app.tenant()
     // A subscription at an address nothing listens on; the deliveries below are queued for 2100, so none is attempted.
-    hook = (await create(t, '/v1/webhooks', { url: 'http://127.0.0.1:9/replay', events: ['payment.refunded'], secret: 'whsec_0123456789abcdef0123456789' })).id
+    webhook = (await create(t, '/v1/webhooks', { url: 'http://127.0.0.1:9/replay', events: ['payment.refunded'], secret: 'whsec_0123456789abcdef0123456789' })).id
     const event = oldId('evt', 1)
     await sql`INSERT INTO events (id, tenant_id, name, payload, created_at) VALUES (${event}, ${t.id}, 'payment.refunded', '{"data":{}}', '2026-01-01T00:00:00.000Z')`.execute(db)
     // Every third failed, the others delivered.
     await sql`INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, response_code, created_at, delivered_at, last_attempt_at, manual)
-      SELECT ${oldIdSql(db, 'del')}, ${t.id}, ${hook}, ${event}, 'payment.refunded', CASE WHEN i % 3 = 0 THEN 'failed' ELSE 'delivered' END, 1, 0, 200,
+      SELECT ${oldIdSql(db, 'del')}, ${t.id}, ${webhook}, ${event}, 'payment.refunded', CASE WHEN i % 3 = 0 THEN 'failed' ELSE 'delivered' END, 1, 0, 200,
         '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 0
       FROM ${series(db, N)}`.execute(db)
   })
@@ -48,7 +48,7 @@ describe('replaying a subscription\'s deliveries in windows', () => {
   test('counts and queues every delivery of the subscription, at most 2,000 per statement, with the event loop turning in between', async () => {
     const plugin = new UpdatedRows()
     const watched = db.withPlugin(plugin) as unknown as Db
-    const filter = { tenantId: t.id, webhookId: hook }
+    const filter = { tenantId: t.id, webhookId: webhook }
     assert.equal(await countReplayable(watched, filter), N)
     let turns = 0
     let done = false
@@ -67,12 +67,12 @@ describe('replaying a subscription\'s deliveries in windows', () => {
   })
 
   test('the API\'s dry run and replay count the same, through the windows', async () => {
-    const dry = await t.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: hook, status: 'delivered', dry_run: true } })
+    const dry = await t.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: webhook, status: 'delivered', dry_run: true } })
     assert.equal(dry.status, 200, dry.text)
     assert.deepEqual(dry.body.data, { queued: N - Math.floor(N / 3), dry_run: true })
-    const failed = await t.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: hook, status: 'failed', dry_run: true } })
+    const failed = await t.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: webhook, status: 'failed', dry_run: true } })
     assert.deepEqual(failed.body.data, { queued: Math.floor(N / 3), dry_run: true })
-    const since = await t.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: hook, since: '2030-01-01T00:00:00Z', dry_run: true } })
+    const since = await t.request('POST', '/v1/webhooks/deliveries/replay', { body: { webhook_id: webhook, since: '2030-01-01T00:00:00Z', dry_run: true } })
     assert.deepEqual(since.body.data, { queued: 0, dry_run: true })
   })
 })

@@ -21,13 +21,13 @@ after(async () => { await env.close() })
 const at = (ms: number) => new Date(ms).toISOString()
 
 /** An event created at `created`, with one delivery per entry of `deliveries` (finished at that time, or queued when null), each finished one with its attempt. */
-async function event(o: OpenDb, tenantId: string, hook: string, created: string, deliveries: (string | null)[]): Promise<string> {
+async function event(o: OpenDb, tenantId: string, webhook: string, created: string, deliveries: (string | null)[]): Promise<string> {
   const id = newId('evt')
   await o.db.insertInto('events').values({ id, tenant_id: tenantId, name: 'order.created', payload: '{}', created_at: created } as never).execute()
   for (const finished of deliveries) {
     const del = newId('del')
     await o.db.insertInto('deliveries').values({
-      id: del, tenant_id: tenantId, webhook_id: hook, event_id: id, event: 'order.created', status: finished ? 'delivered' : 'pending',
+      id: del, tenant_id: tenantId, webhook_id: webhook, event_id: id, event: 'order.created', status: finished ? 'delivered' : 'pending',
       attempts: finished ? 1 : 0, retries: 0, response_code: finished ? 200 : null, created_at: created, delivered_at: finished, last_attempt_at: finished,
       next_retry_at: finished ? null : at(Date.now() + DAY), due_at: finished ? null : at(Date.now() + DAY), manual: 0,
     } as never).execute()
@@ -48,22 +48,22 @@ async function count(o: OpenDb, table: 'events' | 'deliveries' | 'delivery_attem
 test('retention steps delete every expired finished delivery, its attempts and events, and every expired event without one; each step is one batch', async () => {
   const o = env.opened
   const t = env.tenantId
-  const hook = await insertWebhook(o.db, t)
+  const webhook = await insertWebhook(o.db, t)
   const old = Date.now() - 3 * DAY
   // The oldest event has a delivery still queued: it stays, and the walk over events goes past it.
-  const queued = await event(o, t, hook, at(old - DAY), [null])
+  const queued = await event(o, t, webhook, at(old - DAY), [null])
   // 1.25 batches of expired events with two finished deliveries each (one finished recently: that event stays).
   let recentlyFinished = ''
   for (let i = 0; i < 125; i++) {
-    const id = await event(o, t, hook, at(old + i), [at(old + i + 10), i === 7 ? at(Date.now()) : at(old + i + 20)])
+    const id = await event(o, t, webhook, at(old + i), [at(old + i + 10), i === 7 ? at(Date.now()) : at(old + i + 20)])
     if (i === 7) recentlyFinished = id
   }
   // 2.5 windows of expired events that never had a delivery, most of them sharing one created_at:
   // the walk's position is (created_at, id), so a tie larger than a window is walked through.
   const noDeliveries: string[] = []
-  for (let i = 0; i < Math.round(2.5 * PRUNE_BATCH); i++) noDeliveries.push(await event(o, t, hook, at(old + 1000 + (i < 50 ? i : 50)), []))
+  for (let i = 0; i < Math.round(2.5 * PRUNE_BATCH); i++) noDeliveries.push(await event(o, t, webhook, at(old + 1000 + (i < 50 ? i : 50)), []))
   // Recent events and deliveries stay.
-  for (let i = 0; i < 3; i++) await event(o, t, hook, at(Date.now() - 1000), [at(Date.now() - 500), at(Date.now() - 400)])
+  for (let i = 0; i < 3; i++) await event(o, t, webhook, at(Date.now() - 1000), [at(Date.now() - 500), at(Date.now() - 400)])
 
   const cutoff = at(Date.now() - DAY)
   let cursor: EventCursor | null = null
@@ -99,9 +99,9 @@ test('retention steps delete every expired finished delivery, its attempts and e
 test('the pruner takes no step while room() holds it back (a full WAL, checkpointer.ts), goes on once given room, and stops while held', async () => {
   const o = env.opened
   const t = env.tenantId
-  const hook = await insertWebhook(o.db, t)
+  const webhook = await insertWebhook(o.db, t)
   const kept = await count(o, 'deliveries', t)
-  await event(o, t, hook, at(Date.now() - 3 * DAY), [at(Date.now() - 3 * DAY + 10)])
+  await event(o, t, webhook, at(Date.now() - 3 * DAY), [at(Date.now() - 3 * DAY + 10)])
   const gates: (() => void)[] = []
   const room = () => new Promise<void>((resolve) => gates.push(resolve))
   const pruner = startPruner({ engine: o.engine, retentionMs: DAY, clock: systemClock, logger: createLogger('silent'), room })

@@ -84,10 +84,10 @@ const cycleArb = fc.array(fc.record({
   job: fc.nat(), at: time, code: fc.constantFrom(...CODES), duration: fc.oneof(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 30_000 })),
 }), { minLength: 1, maxLength: 25 })
 const edge = fc.oneof(fc.integer({ min: -H, max: 6 * H }), fc.integer({ min: -1, max: 6 }).map((h) => h * H))
-const queryArb = fc.record({ a: edge, b: edge, now: fc.integer({ min: -H, max: 8 * H }), day: fc.boolean(), hook: fc.integer({ min: -1, max: 3 }) })
+const queryArb = fc.record({ a: edge, b: edge, now: fc.integer({ min: -H, max: 8 * H }), day: fc.boolean(), webhook: fc.integer({ min: -1, max: 3 }) })
   .filter((r) => r.a !== r.b)
   .map((r): { q: Query; now: number } => {
-    const webhook_id = r.hook < 0 ? undefined : r.hook === 3 ? 'wh_00000000-0000-7000-8000-000000000000' : jobs[r.hook * 15]!.webhook_id
+    const webhook_id = r.webhook < 0 ? undefined : r.webhook === 3 ? 'wh_00000000-0000-7000-8000-000000000000' : jobs[r.webhook * 15]!.webhook_id
     return { q: { since: iso(BASE + Math.min(r.a, r.b)), until: iso(BASE + Math.max(r.a, r.b)), bucket: r.day ? 'day' : 'hour', webhook_id }, now: BASE + r.now }
   })
 

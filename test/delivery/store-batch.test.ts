@@ -42,7 +42,7 @@ describe('delivery store: a batch of outcomes recorded in one cycle', () => {
     'SELECT status, attempts, response_code, last_attempt_at, delivered_at, due_at, next_retry_at, manual, locked_by, locked_until FROM deliveries WHERE id = ?', id))[0]
   const attempts = (id: string) => queryRows<{ attempt: number; trigger: string; response_code: number | null; duration_ms: number; response_body: string | null }>(
     app.dbFile, 'SELECT attempt, trigger, response_code, duration_ms, response_body FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt', id)
-  const hook = async (id: string) => (await queryRows<{ active: number; failing_since: string | null }>(app.dbFile,
+  const webhook = async (id: string) => (await queryRows<{ active: number; failing_since: string | null }>(app.dbFile,
     'SELECT active, failing_since FROM webhooks WHERE id = ?', id))[0]
 
   test('successes, a lost lease, a manual retry asked meanwhile, a deactivated subscription, a pruned delivery and failures, all in one cycle', async () => {
@@ -66,7 +66,7 @@ describe('delivery store: a batch of outcomes recorded in one cycle', () => {
       })
       assert.deepEqual(await attempts(j.id), [{ attempt: 1, trigger: 'auto', response_code: 200, duration_ms: 7, response_body: 'ok' }])
     }
-    assert.equal((await hook(a1.webhook_id))?.failing_since, null, 'a success clears failing_since')
+    assert.equal((await webhook(a1.webhook_id))?.failing_since, null, 'a success clears failing_since')
     // Another worker holds the lease now: the attempt and its result are recorded, its lease is left alone.
     const l = await row(lost.id)
     assert.deepEqual([l?.status, l?.attempts, l?.delivered_at, l?.locked_by], ['delivered', 1, at, 'another-worker'])
@@ -83,7 +83,7 @@ describe('delivery store: a batch of outcomes recorded in one cycle', () => {
     // A subscription with a failure in the batch: each outcome as recorded one by one.
     const f = await row(b1.id)
     assert.deepEqual([f?.status, f?.attempts, f?.response_code, f?.next_retry_at, f?.due_at, f?.locked_by], ['failed', 1, 500, later, later, null])
-    assert.equal((await hook(b1.webhook_id))?.failing_since, null, 'the later success in the batch cleared failing_since again')
+    assert.equal((await webhook(b1.webhook_id))?.failing_since, null, 'the later success in the batch cleared failing_since again')
     const s = await row(b2.id)
     assert.deepEqual([s?.status, s?.attempts, s?.delivered_at], ['delivered', 1, at])
   })

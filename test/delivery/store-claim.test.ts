@@ -19,17 +19,17 @@ after(async () => { await env.close() })
 
 test('a claim sends nothing for a subscription that is no longer active and drops its due deliveries; the live one in the same claim is claimed', async () => {
   const { opened, store, tenantId, keyId } = env
-  const hook = () => insertWebhook(opened.db, tenantId, { events: JSON.stringify(['order.created']), secret: 'store-claim-secret', headers: '{"X-Test":"1"}' })
-  const hooks = [await hook(), await hook()]
+  const webhook = () => insertWebhook(opened.db, tenantId, { events: JSON.stringify(['order.created']), secret: 'store-claim-secret', headers: '{"X-Test":"1"}' })
+  const webhooks = [await webhook(), await webhook()]
   const ctx = { db: opened.db, engine: opened.engine, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId, keyId }
   for (let i = 0; i < 3; i++) await withTx(opened.engine, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
-  const [paused, live] = hooks as [string, string]
+  const [paused, live] = webhooks as [string, string]
   // Paused behind the planner's back: the queue still holds its 3 due deliveries.
   await opened.db.updateTable('webhooks').set({ active: 0 } as never).where('id', '=', paused).execute()
 
   const claim: Claim = {
     now: new Date().toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString(), owner: 'store-claim-test',
-    plan: (queued) => queued.filter((q) => hooks.includes(q.webhook_id)).map((q) => ({ webhook_id: q.webhook_id, limit: 10 })),
+    plan: (queued) => queued.filter((q) => webhooks.includes(q.webhook_id)).map((q) => ({ webhook_id: q.webhook_id, limit: 10 })),
   }
   const { jobs } = await store.cycle([], claim)
   assert.deepEqual(jobs.map((j) => j.webhook_id), [live, live, live], 'only the live subscription\'s deliveries are claimed')
@@ -37,7 +37,7 @@ test('a claim sends nothing for a subscription that is no longer active and drop
   assert.equal(jobs[0]!.secret, 'store-claim-secret')
 
   const rows = await opened.db.selectFrom('deliveries').select(['webhook_id', 'status', 'due_at', 'locked_until'])
-    .where('webhook_id', 'in', hooks).execute()
+    .where('webhook_id', 'in', webhooks).execute()
   const of = (id: string) => rows.filter((r) => r.webhook_id === id)
   assert.deepEqual(of(paused).map((r) => [r.status, r.due_at, r.locked_until]), Array(3).fill(['failed', null, null]), 'the paused subscription\'s due deliveries leave the queue, failed')
   assert.ok(of(live).every((r) => r.status === 'pending' && r.due_at !== null && r.locked_until !== null), 'the live ones are leased')
@@ -46,13 +46,13 @@ test('a claim sends nothing for a subscription that is no longer active and drop
 test('a claim given the subscriptions to plan from (the worker\'s fast path) claims from those only; excluded deliveries are left alone whatever their lease says', async () => {
   const { opened, store, tenantId, keyId } = env
   await opened.db.updateTable('webhooks').set({ active: 0 } as never).where('tenant_id', '=', tenantId).execute()
-  const hook = () => insertWebhook(opened.db, tenantId, { events: JSON.stringify(['order.created']) })
-  const [named, other] = [await hook(), await hook()] as [string, string]
+  const webhook = () => insertWebhook(opened.db, tenantId, { events: JSON.stringify(['order.created']) })
+  const [named, other] = [await webhook(), await webhook()] as [string, string]
   const ctx = { db: opened.db, engine: opened.engine, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId, keyId }
   for (let i = 0; i < 3; i++) await withTx(opened.engine, (scope) => emit(scope, ctx, 'order.created', { id: `ord_${i}` }))
-  const ofHook = (id: string) => opened.db.selectFrom('deliveries').select(['id', 'locked_by']).where('webhook_id', '=', id).orderBy('id').execute()
+  const ofWebhook = (id: string) => opened.db.selectFrom('deliveries').select(['id', 'locked_by']).where('webhook_id', '=', id).orderBy('id').execute()
   // One of the named subscription's deliveries: a lease of ours that ran out while its attempt was still being recorded.
-  const [stale] = await ofHook(named)
+  const [stale] = await ofWebhook(named)
   await opened.db.updateTable('deliveries').set({ locked_by: 'store-claim-fast', locked_until: new Date(Date.now() - 1000).toISOString() } as never)
     .where('id', '=', stale!.id).execute()
   const now = new Date().toISOString()
@@ -70,5 +70,5 @@ test('a claim given the subscriptions to plan from (the worker\'s fast path) cla
   assert.deepEqual(seen, [[named]], 'planned once, from the subscriptions given: the queue (where the other one waits too) was not read')
   assert.equal(jobs.length, 2)
   assert.ok(jobs.every((j) => j.webhook_id === named && j.id !== stale!.id), 'the excluded delivery is not claimed again')
-  assert.ok((await ofHook(other)).every((r) => r.locked_by === null), 'nothing of the subscription not named is claimed')
+  assert.ok((await ofWebhook(other)).every((r) => r.locked_by === null), 'nothing of the subscription not named is claimed')
 })

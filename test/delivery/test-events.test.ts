@@ -16,7 +16,7 @@ describe('test events', () => {
   let t: TestTenant
   let rx: Receiver
   let other: Receiver
-  const hook = async (url: string, events: string[], tenant = t) => {
+  const webhook = async (url: string, events: string[], tenant = t) => {
     const r = await tenant.request('POST', '/v1/webhooks', { body: { url, events, secret: SECRET } })
     assert.equal(r.status, 201)
     return r.body.data.id as string
@@ -34,8 +34,8 @@ describe('test events', () => {
   })
 
   test('the default event arrives signed, with "test": true and an example record, at that subscription only; 202 with the delivery', async () => {
-    const id = await hook(rx.url, ['invoice.paid', 'order.created'])
-    await hook(other.url, ['*'])
+    const id = await webhook(rx.url, ['invoice.paid', 'order.created'])
+    await webhook(other.url, ['*'])
     const r = await t.request('POST', `/v1/webhooks/${id}/test`, { body: {} })
     assert.equal(r.status, 202)
     assert.equal(r.body.data.webhook_id, id)
@@ -56,7 +56,7 @@ describe('test events', () => {
   })
 
   test('an event named in the body; "*" subscriptions default to order.created; no body at all is fine', async () => {
-    const star = await hook(rx.url, ['*'])
+    const star = await webhook(rx.url, ['*'])
     assert.equal((await t.request('POST', `/v1/webhooks/${star}/test`)).body.data.event, 'order.created')
     const r = await t.request('POST', `/v1/webhooks/${star}/test`, { body: { event: 'payment.refunded' } })
     assert.equal(r.status, 202)
@@ -64,7 +64,7 @@ describe('test events', () => {
   })
 
   test('refusals: an event it does not receive (422), an unknown name (422), inactive (409), another tenant\'s or unknown (404)', async () => {
-    const id = await hook(rx.url, ['order.created'])
+    const id = await webhook(rx.url, ['order.created'])
     const not = await t.request('POST', `/v1/webhooks/${id}/test`, { body: { event: 'customer.created' } })
     assert.equal(not.status, 422)
     assert.equal(not.body.error.details[0].path, 'event')
@@ -73,7 +73,7 @@ describe('test events', () => {
     await t.request('PATCH', `/v1/webhooks/${id}`, { body: { active: false } })
     assert.equal((await t.request('POST', `/v1/webhooks/${id}/test`, { body: {} })).status, 409)
     const u = await app.tenant('Other')
-    const theirs = await hook(other.url, ['*'], u)
+    const theirs = await webhook(other.url, ['*'], u)
     assert.equal((await t.request('POST', `/v1/webhooks/${theirs}/test`, { body: {} })).status, 404)
     assert.equal((await t.request('POST', '/v1/webhooks/wh_00000000-0000-7000-8000-000000000000/test', { body: {} })).status, 404)
     const readOnly = await t.newKey({ scopes: ['webhooks:read'] })

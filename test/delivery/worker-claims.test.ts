@@ -83,7 +83,7 @@ async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> 
 }
 
 /** Subscriptions of the test's tenant to order.created, pointing at `rx`; the earlier tests' are paused. */
-async function subscriptions(rx: Receiver, n: number): Promise<string[]> {
+async function addWebhooks(rx: Receiver, n: number): Promise<string[]> {
   await env.opened.db.updateTable('webhooks').set({ active: 0 } as never).where('tenant_id', '=', env.tenantId).execute()
   const ids: string[] = []
   for (let i = 0; i < n; i++) ids.push(await insertWebhook(env.opened.db, env.tenantId, { url: rx.url, events: JSON.stringify(['order.created']) }))
@@ -114,26 +114,26 @@ async function gated(): Promise<{ rx: Receiver; release: () => void; peak: () =>
 /** `n` subscriptions to `rx` (a receiver answering 200 by default) and a worker observed from its first cycle on. */
 async function workerFor(n: number, rx?: Receiver, slots?: Parameters<typeof worker>[1]) {
   const target = rx ?? await receiver()
-  const hooks = await subscriptions(target, n)
+  const webhooks = await addWebhooks(target, n)
   const { store, cycles, announced } = observed()
   const w = worker(store, slots)
   await until('the first cycle', () => cycles.length > 0)
-  return { rx: target, hooks, cycles, announced, w }
+  return { rx: target, webhooks, cycles, announced, w }
 }
 
 test('a commit\'s deliveries are claimed from the subscriptions it named, without a queue read', async () => {
-  const { rx, hooks, cycles, w } = await workerFor(2)
+  const { rx, webhooks, cycles, w } = await workerFor(2)
   const before = cycles.length
   await commit(1, (fresh) => w.wake(fresh))
   await rx.waitFor(2)
-  assert.deepEqual(cycles[before], { outcomes: 0, read: false, queued: hooks, jobs: 2 }, 'the next store call after the commit is the fast claim, and it claims both')
+  assert.deepEqual(cycles[before], { outcomes: 0, read: false, queued: webhooks, jobs: 2 }, 'the next store call after the commit is the fast claim, and it claims both')
   await until('both answers recorded', () => cycles.slice(before).reduce((n, c) => n + c.outcomes, 0) === 2)
   assert.deepEqual(cycles.slice(before + 1).filter((c) => c.read || c.queued), [], 'recording two successes reads nothing: nothing else was queued')
   await w.stop() // each test's worker is the only one claiming
 })
 
 test('a commit writes its deliveries leased to the worker, which sends them with no claim at all', async () => {
-  const { rx, hooks, cycles, w } = await workerFor(2)
+  const { rx, webhooks, cycles, w } = await workerFor(2)
   const before = cycles.length
   const told: FreshWork[] = []
   await commit(2, (fresh) => (told.push(fresh!), w.wake(fresh)), w)
@@ -145,13 +145,13 @@ test('a commit writes its deliveries leased to the worker, which sends them with
   assert.equal(rx.requests.length, 4, 'each delivery sent once')
   const rows = await env.opened.db.selectFrom('deliveries').select(['webhook_id', 'status', 'locked_by']).where('id', 'in', told.flatMap((f) => f.jobs!.map((j) => j.id))).execute()
   assert.deepEqual(rows.map((r) => [r.status, r.locked_by]), Array.from({ length: 4 }, () => ['delivered', null]), 'recorded, the lease cleared')
-  assert.deepEqual([...new Set(rows.map((r) => r.webhook_id))].sort(), hooks)
+  assert.deepEqual([...new Set(rows.map((r) => r.webhook_id))].sort(), webhooks)
   await w.stop()
 })
 
 test('leased deliveries beyond the limits are given back, announced, and sent as slots free up; no lease once stopping', async () => {
   const { rx: held, release, peak } = await gated()
-  const { rx, announced, w } = await workerFor(1, held, { perHook: 1, maxPerHook: 1 })
+  const { rx, announced, w } = await workerFor(1, held, { perWebhook: 1, maxPerWebhook: 1 })
   await commit(3, (fresh) => w.wake(fresh), w)
   await rx.waitFor(1)
   // Each of the three events is handed over on its own: one started, two given back.
@@ -186,7 +186,7 @@ test('work this process takes itself is announced to no other process', async ()
 
 test('work this process cannot take now (a subscription\'s limit reached) is announced to the others', async () => {
   const { rx: held, release } = await gated()
-  const { rx, announced, w } = await workerFor(1, held, { perHook: 1, maxPerHook: 1 })
+  const { rx, announced, w } = await workerFor(1, held, { perWebhook: 1, maxPerWebhook: 1 })
   await commit(1, (fresh) => w.wake(fresh))
   await rx.waitFor(1) // its one slot is taken until the receiver answers
   assert.equal(announced.count, 0, 'nothing left over yet')
@@ -199,11 +199,11 @@ test('work this process cannot take now (a subscription\'s limit reached) is ann
 
 test('a read that only answers another process\'s announcement does not announce back what it cannot take either (two busy processes would wake each other without end)', async () => {
   const { rx, release } = await gated()
-  await subscriptions(rx, 1)
+  await addWebhooks(rx, 1)
   await commit(3) // queued before the worker starts
   const { store, cycles, announced } = observed()
   let heard: (() => void) | undefined
-  const w = worker({ ...store, listen: async (wake) => { heard = wake; return async () => {} } }, { perHook: 1, maxPerHook: 1 })
+  const w = worker({ ...store, listen: async (wake) => { heard = wake; return async () => {} } }, { perWebhook: 1, maxPerWebhook: 1 })
   await rx.waitFor(1)
   await until('the first read announced the 2 it left', () => announced.count > 0)
   const reads = cycles.filter((c) => c.read).length
@@ -228,13 +228,13 @@ test('a fast claim beside a cycle whose claim has not returned yet: together the
     now--
     return { status: 200 }
   })
-  await subscriptions(rx, 1)
+  await addWebhooks(rx, 1)
   await commit(3) // queued before the worker starts: its first cycle reads them and claims 2
   let gate!: () => void
   const held = new Promise<void>((r) => (gate = r))
   let holding = true
   const { store, cycles } = observed(() => (holding ? held : Promise.resolve()))
-  const w = worker(store, { perHook: 2, maxPerHook: 2 })
+  const w = worker(store, { perWebhook: 2, maxPerWebhook: 2 })
   await until('the first cycle to claim', () => cycles.some((c) => c.read && c.jobs === 2))
   // Its 2 slots are dealt but its jobs not started: the fast claim must see them as taken.
   await commit(3, (fresh) => w.wake(fresh))
@@ -249,7 +249,7 @@ test('a fast claim beside a cycle whose claim has not returned yet: together the
 
 test('while the engine is behind (every process-wide slot taken with due work left), commits neither claim nor read the queue; the cycle that records a freed slot deals their work', async () => {
   const { rx, release } = await gated()
-  await subscriptions(rx, 2)
+  await addWebhooks(rx, 2)
   await commit(3) // 3 due for each of the 2 subscriptions
   const { store, cycles } = observed()
   const w = worker(store, { total: 2 })
@@ -266,7 +266,7 @@ test('while the engine is behind (every process-wide slot taken with due work le
 
 test('a commit to subscriptions at their limit reads nothing; the work is dealt as their answers come in', async () => {
   const { rx: held, release, peak } = await gated()
-  const { rx, cycles, w } = await workerFor(1, held, { perHook: 2, maxPerHook: 2 })
+  const { rx, cycles, w } = await workerFor(1, held, { perWebhook: 2, maxPerWebhook: 2 })
   await commit(2, (fresh) => w.wake(fresh))
   await rx.waitFor(2) // both slots taken until the receiver answers
   await until('the fast claims returned', () => cycles.filter((c) => c.queued !== null).reduce((n, c) => n + c.jobs, 0) === 2)
@@ -282,7 +282,7 @@ test('a commit to subscriptions at their limit reads nothing; the work is dealt 
 
 test('a process-wide slot is free again when its answer is in: the cycle that records it already deals it (no wait for the poll)', async () => {
   const rx = await receiver()
-  await subscriptions(rx, 2)
+  await addWebhooks(rx, 2)
   await commit(3) // 3 due for each of the 2 subscriptions, 2 slots in all, a poll far away
   const { store } = observed()
   const w = worker(store, { total: 2 })
@@ -292,7 +292,7 @@ test('a process-wide slot is free again when its answer is in: the cycle that re
 
 test('work from elsewhere while an attempt is in flight (a manual retry of it) is claimed once that attempt is recorded, not at the poll', async () => {
   const rx = await receiver((_req, n) => ({ status: n === 0 ? 500 : 200, delayMs: n === 1 ? 300 : 0 }))
-  const [hook] = await subscriptions(rx, 1)
+  const [webhook] = await addWebhooks(rx, 1)
   const w = startWorker({
     store: observed().store, clock: systemClock, logger: createLogger('silent'), userAgent: 'travelops/test', retryBaseMs: 50, timeoutMs: 5000,
     sender: createSender({ timeoutMs: 5000, allowPrivate: true, userAgent: 'travelops/test' }), pollMs: 60_000, random: () => 0,
@@ -300,7 +300,7 @@ test('work from elsewhere while an attempt is in flight (a manual retry of it) i
   workers.push(w)
   await commit(1, (fresh) => w.wake(fresh))
   await rx.waitFor(2) // the first attempt failed; its automatic retry is in flight, answered in 300 ms
-  const [d] = await env.opened.db.selectFrom('deliveries').select('id').where('webhook_id', '=', hook!).execute()
+  const [d] = await env.opened.db.selectFrom('deliveries').select('id').where('webhook_id', '=', webhook!).execute()
   assert.deepEqual(await requeueDeliveries(env.opened, { ids: [d!.id] }, new Date()), [d!.id])
   w.wake() // as the API does after a retry: no subscriptions named
   await rx.waitFor(3, 3000)
@@ -309,7 +309,7 @@ test('work from elsewhere while an attempt is in flight (a manual retry of it) i
 
 test('a cycle that recorded its answers but could not claim is logged as a failed claim, nothing is sent twice, and the queue is read again', async () => {
   const rx = await receiver()
-  const [hook] = await subscriptions(rx, 1)
+  const [webhook] = await addWebhooks(rx, 1)
   await commit(3)
   // As PostgreSQL's store does when the claim beside a recording fails: the answers are saved, the claim is not.
   const inner = observed().store
@@ -328,13 +328,13 @@ test('a cycle that recorded its answers but could not claim is logged as a faile
   const lines: string[] = []
   const w = startWorker({
     store, clock: systemClock, logger: createLogger('error', (line) => lines.push(line)), userAgent: 'travelops/test', retryBaseMs: 3_600_000, timeoutMs: 5000,
-    sender: createSender({ timeoutMs: 5000, allowPrivate: true, userAgent: 'travelops/test' }), pollMs: 100, slots: { perHook: 1, maxPerHook: 1 },
+    sender: createSender({ timeoutMs: 5000, allowPrivate: true, userAgent: 'travelops/test' }), pollMs: 100, slots: { perWebhook: 1, maxPerWebhook: 1 },
   })
   workers.push(w)
   await rx.waitFor(3, 5000)
   await w.stop()
   assert.equal(failed, 1, 'a claim failed beside a recording')
-  const rows = await env.opened.db.selectFrom('deliveries').select(['attempts', 'status']).where('webhook_id', '=', hook!).execute()
+  const rows = await env.opened.db.selectFrom('deliveries').select(['attempts', 'status']).where('webhook_id', '=', webhook!).execute()
   assert.deepEqual(rows.map((r) => [r.attempts, r.status]), [[1, 'delivered'], [1, 'delivered'], [1, 'delivered']])
   assert.equal(rx.requests.length, 3)
   const logged = lines.map((l) => JSON.parse(l).msg as string)
@@ -343,7 +343,7 @@ test('a cycle that recorded its answers but could not claim is logged as a faile
 
 test('an event loop held past the backstop\'s margin: the attempts\' own deadlines end them, and no subscription\'s connections are dropped', async () => {
   const rx = await receiver()
-  await subscriptions(rx, 1)
+  await addWebhooks(rx, 1)
   await commit(2)
   const TIMEOUT_MS = 300
   // A sender that keeps its own deadline, as the real one does, and counts the backstop's resets.
@@ -465,7 +465,7 @@ test('a subscription at its limit has its commits\' deliveries written unleased:
   const { store: inner, cycles, announced } = observed()
   let given = 0
   const store: DeliveryStore = { ...inner, release: (ids, owner) => (given++, inner.release(ids, owner)) }
-  const w = worker(store, { perHook: 1, maxPerHook: 1 })
+  const w = worker(store, { perWebhook: 1, maxPerWebhook: 1 })
   await until('the first cycle', () => cycles.length > 0)
   const wake = (fresh?: FreshWork) => w.wake(fresh)
   await commit(1, wake, w)

@@ -41,7 +41,7 @@ eachEngine('Engine.writeEvent(), the outbox writer', (s) => {
     const other = await insertWebhook(env.opened.db, env.tenantId, { events: '["order.updated"]' })
     const e = event(env)
     const written = await env.engine.withTx(({ tx }) => env.engine.writeEvent(tx, e))
-    assert.ok(written.hooks.includes(wants) && !written.hooks.includes(other), String(written.hooks))
+    assert.ok(written.webhookIds.includes(wants) && !written.webhookIds.includes(other), String(written.webhookIds))
     assert.equal(written.jobs, undefined)
     const rows = await env.opened.db.selectFrom('deliveries').select(['webhook_id', 'status', 'locked_by']).where('event_id', '=', e.id).execute()
     assert.deepEqual(rows.filter((r) => r.webhook_id === wants), [{ webhook_id: wants, status: 'pending', locked_by: null }])
@@ -54,7 +54,7 @@ eachEngine('Engine.writeEvent(), the outbox writer', (s) => {
     await insertWebhook(env.opened.db, env.tenantId, { events: '["*"]' })
     const e = event(env)
     await assert.rejects(env.engine.withTx(async ({ tx }) => {
-      assert.ok((await env.engine.writeEvent(tx, e)).hooks.length > 0)
+      assert.ok((await env.engine.writeEvent(tx, e)).webhookIds.length > 0)
       throw new Error('rolled back')
     }), /rolled back/)
     assert.equal((await env.opened.db.selectFrom('events').select('id').where('id', '=', e.id).execute()).length, 0)
@@ -68,20 +68,20 @@ eachEngine('Engine.writeEvent(), the outbox writer', (s) => {
     const e = event(env)
     const written = await env.engine.withTx(({ tx }) => env.engine.writeEvent(tx, e, lease))
     const rows = await env.opened.db.selectFrom('deliveries').select(['id', 'webhook_id', 'locked_by']).where('event_id', '=', e.id).execute()
-    const byHook = new Map(rows.map((r) => [r.webhook_id, r]))
-    assert.equal(byHook.get(leased)?.locked_by, 'wrk_outbox')
-    assert.equal(byHook.get(skipped)?.locked_by, null)
+    const byWebhook = new Map(rows.map((r) => [r.webhook_id, r]))
+    assert.equal(byWebhook.get(leased)?.locked_by, 'wrk_outbox')
+    assert.equal(byWebhook.get(skipped)?.locked_by, null)
     const jobs = written.jobs ?? []
     assert.deepEqual(jobs.filter((j) => j.webhook_id === leased || j.webhook_id === skipped).map((j) => [j.id, j.webhook_id, j.event_id]),
-      [[byHook.get(leased)!.id, leased, e.id]])
+      [[byWebhook.get(leased)!.id, leased, e.id]])
   })
 })
 
 eachEngine('the delivery store\'s leases: renew(), release(), recover()', (s) => {
   s.test('renew() extends the owner\'s leases on the deliveries named, and no one else\'s', async (env) => {
     const store = env.engine.deliveryStore()
-    const hook = await insertWebhook(env.opened.db, env.tenantId)
-    const ids = await deliveries(env, hook, [
+    const webhook = await insertWebhook(env.opened.db, env.tenantId)
+    const ids = await deliveries(env, webhook, [
       { locked_by: 'wrk_a', locked_until: at(HOUR) }, { locked_by: 'wrk_a', locked_until: at(HOUR) }, { locked_by: 'wrk_b', locked_until: at(HOUR) },
     ])
     await store.renew([ids[0]!, ids[2]!], 'wrk_a', at(2 * HOUR))
@@ -92,8 +92,8 @@ eachEngine('the delivery store\'s leases: renew(), release(), recover()', (s) =>
 
   s.test('release() gives the owner\'s claims back unsent, due at once for any worker; another owner\'s stay leased', async (env) => {
     const store = env.engine.deliveryStore()
-    const hook = await insertWebhook(env.opened.db, env.tenantId)
-    const ids = await deliveries(env, hook, [{ locked_by: 'wrk_a', locked_until: at(HOUR) }, { locked_by: 'wrk_b', locked_until: at(HOUR) }])
+    const webhook = await insertWebhook(env.opened.db, env.tenantId)
+    const ids = await deliveries(env, webhook, [{ locked_by: 'wrk_a', locked_until: at(HOUR) }, { locked_by: 'wrk_b', locked_until: at(HOUR) }])
     await store.release(ids, 'wrk_a')
     assert.deepEqual((await rowsOf(env.opened.db, ids)).map((r) => [r.status, r.due_at, r.locked_by, r.locked_until]),
       [['pending', at(0), null, null], ['pending', at(0), 'wrk_b', at(HOUR)]])
@@ -104,8 +104,8 @@ eachEngine('the delivery store\'s leases: renew(), release(), recover()', (s) =>
     : 'recover() leaves every lease to expire: other serve processes may be alive and hold them'
   s.test(recover, async (env) => {
     const store = env.engine.deliveryStore()
-    const hook = await insertWebhook(env.opened.db, env.tenantId)
-    const ids = await deliveries(env, hook, [{ locked_by: 'wrk_gone', locked_until: at(HOUR) }, { locked_by: 'wrk_gone', locked_until: at(-HOUR), due_at: at(HOUR) }])
+    const webhook = await insertWebhook(env.opened.db, env.tenantId)
+    const ids = await deliveries(env, webhook, [{ locked_by: 'wrk_gone', locked_until: at(HOUR) }, { locked_by: 'wrk_gone', locked_until: at(-HOUR), due_at: at(HOUR) }])
     await store.recover('wrk_new')
     const rows = await rowsOf(env.opened.db, ids)
     if (s.name === 'sqlite') assert.deepEqual(rows.map((r) => [r.locked_by, r.locked_until]), [[null, null], [null, null]])
@@ -145,8 +145,8 @@ eachEngine('Engine.lockedForPrune(), retention\'s read', (s) => {
 
   if (s.name === 'sqlite') {
     s.test('reads the rows the query names, as it names them: one writer, so nothing runs beside a prune step', async (env) => {
-      const hook = await insertWebhook(env.opened.db, env.tenantId)
-      const ids = await deliveries(env, hook, [{ status: 'delivered', due_at: null }, { status: 'failed', due_at: null }])
+      const webhook = await insertWebhook(env.opened.db, env.tenantId)
+      const ids = await deliveries(env, webhook, [{ status: 'delivered', due_at: null }, { status: 'failed', due_at: null }])
       const q = finished(env)
       assert.equal(env.engine.lockedForPrune(q), q)
       assert.deepEqual(await env.engine.withTx(({ tx }) => env.engine.lockedForPrune(tx.selectFrom('deliveries').select('id').where('id', 'in', ids).orderBy('id')).execute()),
@@ -154,8 +154,8 @@ eachEngine('Engine.lockedForPrune(), retention\'s read', (s) => {
     })
   } else {
     s.test('locks the rows it reads and skips, without waiting, those another transaction holds (a retry queueing one again)', async (env) => {
-      const hook = await insertWebhook(env.opened.db, env.tenantId)
-      const ids = await deliveries(env, hook, [{ status: 'delivered', due_at: null }, { status: 'failed', due_at: null }])
+      const webhook = await insertWebhook(env.opened.db, env.tenantId)
+      const ids = await deliveries(env, webhook, [{ status: 'delivered', due_at: null }, { status: 'failed', due_at: null }])
       const other = await env.another()
       let release!: () => void
       const held = new Promise<void>((r) => (release = r))

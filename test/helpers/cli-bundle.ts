@@ -13,8 +13,8 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { buildDashboard } from '../../src/dashboard/build.ts'
-import { buildDocs } from '../../src/docs/build.ts'
+import { buildDashboard } from '../../src/pages/dashboard-build.ts'
+import { buildReference } from '../../src/pages/reference-build.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const _require = createRequire(import.meta.url)
@@ -40,7 +40,7 @@ export async function buildCliBundle(dir: string): Promise<string> {
       // The checkout builds these on the first request from a module named by a variable (so
       // the executable's bundle leaves esbuild out); a bundle carries them built, as the executable does.
       __TRAVELOPS_DASHBOARD__: JSON.stringify(await buildDashboard(ROOT)),
-      __TRAVELOPS_DOCS__: JSON.stringify(buildDocs(ROOT)),
+      __TRAVELOPS_REFERENCE__: JSON.stringify(buildReference(ROOT)),
     },
     // Each module keeps its own import.meta (its source file), so migrations/ is read from the
     // checkout as `./travelops` reads it.

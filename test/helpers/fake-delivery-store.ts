@@ -1,4 +1,4 @@
-import type { Claim, CycleResult, DeliveryStore, Disabled, Job, Outcome, QueuedHook } from '../../src/delivery/port.ts'
+import type { Claim, CycleResult, DeliveryStore, Disabled, Job, Outcome, QueuedWebhook } from '../../src/delivery/port.ts'
 import { READY_CAP } from '../../src/delivery/port.ts'
 import type { Core } from '../../src/delivery/worker/core.ts'
 import { createReads } from '../../src/delivery/worker/reads.ts'
@@ -25,7 +25,7 @@ export interface CycleCall {
   outcomes: Outcome[]
   claim: Claim | undefined
   /** The subscriptions the planner was shown (a fast claim's `queued`, else the queue's). */
-  shown: QueuedHook[]
+  shown: QueuedWebhook[]
   jobs: Job[]
 }
 
@@ -63,7 +63,7 @@ export class FakeStore implements DeliveryStore {
       throw err
     }
     let jobs: Job[] = []
-    let shown: QueuedHook[] = []
+    let shown: QueuedWebhook[] = []
     if (claim) {
       const exclude = new Set(claim.exclude)
       const free = this.queue.filter((j) => !exclude.has(j.id))
@@ -106,8 +106,8 @@ export class FakeStore implements DeliveryStore {
   }
 }
 
-function _summary(jobs: Job[], now: string): QueuedHook[] {
-  const by = new Map<string, QueuedHook>()
+function _summary(jobs: Job[], now: string): QueuedWebhook[] {
+  const by = new Map<string, QueuedWebhook>()
   for (const j of jobs) {
     const q = by.get(j.webhook_id)
     if (q) q.ready = Math.min(q.ready + 1, READY_CAP)

@@ -41,17 +41,17 @@ async function main(): Promise<void> {
         const { db } = server.deps
         const now = new Date().toISOString()
         const due = new Date(Date.now() + 3_600_000).toISOString()
-        const [hook, other] = [newId('wh'), newId('wh')]
-        await db.insertInto('webhooks').values([hook, other].map((id) => ({ id, tenant_id: tenantId, url: 'http://127.0.0.1:9/hook', events: '["*"]', secret: 'memory-secret-0123456789', headers: '{}', active: 1, retry_count: 3, created_at: now, updated_at: now })) as never).execute()
+        const [webhook, other] = [newId('wh'), newId('wh')]
+        await db.insertInto('webhooks').values([webhook, other].map((id) => ({ id, tenant_id: tenantId, url: 'http://127.0.0.1:9/hook', events: '["*"]', secret: 'memory-secret-0123456789', headers: '{}', active: 1, retry_count: 3, created_at: now, updated_at: now })) as never).execute()
         const n = m.n as number
         const spread = m.spread as number
         const delivery = (webhookId: string, eventId: string) => ({ id: newId('del'), tenant_id: tenantId, webhook_id: webhookId, event_id: eventId, event: 'order.created', status: 'pending', attempts: 0, retries: 0, manual: 0, created_at: now, due_at: due })
         for (let done = 0; done < n; done += 100) {
           const evs = Array.from({ length: Math.min(100, n - done) }, () => ({ id: newId('evt'), tenant_id: tenantId, name: 'order.created', payload: '{}', created_at: now }))
           await db.insertInto('events').values(evs as never).execute()
-          await db.insertInto('deliveries').values(evs.flatMap((e) => [delivery(hook, e.id), ...Array.from({ length: spread }, () => delivery(other, e.id))]) as never).execute()
+          await db.insertInto('deliveries').values(evs.flatMap((e) => [delivery(webhook, e.id), ...Array.from({ length: spread }, () => delivery(other, e.id))]) as never).execute()
         }
-        send({ type: 'queue:ok', webhookId: hook })
+        send({ type: 'queue:ok', webhookId: webhook })
       } else if (m.type === 'queued') {
         const r = await server.deps.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('webhook_id', '=', m.webhookId as string).where('due_at', 'is not', null).executeTakeFirstOrThrow()
         send({ type: 'queued:ok', n: Number(r.n) })

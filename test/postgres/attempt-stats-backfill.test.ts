@@ -14,19 +14,19 @@ import { newPgDatabase, queryRows } from '../helpers/engine.ts'
 // as those attempts summed per (tenant, hour, subscription, duration), 2xx answers counted apart.
 
 const T = 'ten_00000000-0000-7000-8000-000000000001'
-const HOOKS = ['wh_00000000-0000-7000-8000-00000000000a', 'wh_00000000-0000-7000-8000-00000000000b']
+const WEBHOOKS = ['wh_00000000-0000-7000-8000-00000000000a', 'wh_00000000-0000-7000-8000-00000000000b']
 const CODES = [200, 201, 500, null, 299, 300]
 
 /** The rows of 0012's schema: one tenant, two subscriptions, 60 deliveries with 1–3 attempts each over three hours. */
 function rows(): [string, Record<string, unknown>][] {
   const now = '2026-03-01T10:00:00.000Z'
   const out: [string, Record<string, unknown>][] = [['tenants', { id: T, name: 'Backfill', created_at: now }]]
-  for (const id of HOOKS) out.push(['webhooks', { id, tenant_id: T, url: 'http://127.0.0.1:9/', events: '["*"]', secret: 's', headers: '{}', active: 1, retry_count: 3, created_at: now, updated_at: now }])
+  for (const id of WEBHOOKS) out.push(['webhooks', { id, tenant_id: T, url: 'http://127.0.0.1:9/', events: '["*"]', secret: 's', headers: '{}', active: 1, retry_count: 3, created_at: now, updated_at: now }])
   for (let i = 0; i < 60; i++) {
     const evt = `evt_00000000-0000-7000-8000-${String(i).padStart(12, '0')}`
     const del = `del_00000000-0000-7000-8000-${String(i).padStart(12, '0')}`
     out.push(['events', { id: evt, tenant_id: T, name: 'order.created', payload: '{}', created_at: now }])
-    out.push(['deliveries', { id: del, tenant_id: T, webhook_id: HOOKS[i % 2], event_id: evt, event: 'order.created', status: 'failed', attempts: 1 + (i % 3), retries: 0, created_at: now, manual: 0 }])
+    out.push(['deliveries', { id: del, tenant_id: T, webhook_id: WEBHOOKS[i % 2], event_id: evt, event: 'order.created', status: 'failed', attempts: 1 + (i % 3), retries: 0, created_at: now, manual: 0 }])
     for (let a = 1; a <= 1 + (i % 3); a++) {
       const at = new Date(Date.parse(now) + (i * 173 + a * 1_000_003) % (3 * 3_600_000)).toISOString()
       out.push(['delivery_attempts', { delivery_id: del, attempt: a, tenant_id: T, at, trigger: 'auto', response_code: CODES[(i + a) % CODES.length], duration_ms: (i * a) % 7 }])
@@ -36,11 +36,11 @@ function rows(): [string, Record<string, unknown>][] {
 }
 
 function expected(): Map<string, [number, number]> {
-  const hookOf = new Map(rows().filter(([t]) => t === 'deliveries').map(([, r]) => [r.id, r.webhook_id]))
+  const webhookOf = new Map(rows().filter(([t]) => t === 'deliveries').map(([, r]) => [r.id, r.webhook_id]))
   const sums = new Map<string, [number, number]>()
   for (const [t, r] of rows()) {
     if (t !== 'delivery_attempts') continue
-    const key = [T, String(r.at).slice(0, 13), hookOf.get(r.delivery_id), r.duration_ms].join(' ')
+    const key = [T, String(r.at).slice(0, 13), webhookOf.get(r.delivery_id), r.duration_ms].join(' ')
     const s = sums.get(key) ?? [0, 0]
     const code = r.response_code as number | null
     sums.set(key, [s[0] + 1, s[1] + (code !== null && code >= 200 && code <= 299 ? 1 : 0)])

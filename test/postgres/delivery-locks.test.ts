@@ -165,23 +165,23 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
     }
   }
   /** A tenant of its own with these subscriptions (each to one event) and `events` of those events, due now. */
-  const queue = async (hooks: { event: 'order.created' | 'order.updated'; over?: Record<string, unknown> }[], events: ('order.created' | 'order.updated')[]) => {
+  const queue = async (webhooks: { event: 'order.created' | 'order.updated'; over?: Record<string, unknown> }[], events: ('order.created' | 'order.updated')[]) => {
     const tenant = await createTenant(opened.db, `Locks ${Math.random()}`, new Date())
     const key = await createKey(opened.engine, { tenantId: tenant.id, scopes: ['*'] }, new Date())
     const ids: string[] = []
-    for (const h of hooks) ids.push(await insertWebhook(opened.db, tenant.id, { events: JSON.stringify([h.event]), ...h.over }))
+    for (const h of webhooks) ids.push(await insertWebhook(opened.db, tenant.id, { events: JSON.stringify([h.event]), ...h.over }))
     const ctx = { db: opened.db, engine: opened.engine, clock: systemClock, config: DEFAULT_CONFIG, logger: createLogger('silent'), notify: () => {}, tenantId: tenant.id, keyId: key.id }
     for (const e of events) await withTx(opened.engine, (scope) => emit(scope, ctx, e, { id: 'ord_1' }))
     return ids
   }
   /** The oldest due delivery of each subscription, leased to `owner` by `s`. */
-  const claimOne = async (s: DeliveryStore, owner: string, hooks: string[]) => {
+  const claimOne = async (s: DeliveryStore, owner: string, webhooks: string[]) => {
     const { jobs } = await s.cycle([], {
       now: new Date().toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString(), owner,
-      plan: (queued) => hooks.map((id) => ({ webhook_id: id, limit: queued.some((q) => q.webhook_id === id) ? 1 : 0 })),
+      plan: (queued) => webhooks.map((id) => ({ webhook_id: id, limit: queued.some((q) => q.webhook_id === id) ? 1 : 0 })),
     })
-    assert.equal(jobs.length, hooks.length)
-    return hooks.map((id) => jobs.find((j) => j.webhook_id === id)!)
+    assert.equal(jobs.length, webhooks.length)
+    return webhooks.map((id) => jobs.find((j) => j.webhook_id === id)!)
   }
   const answered = (job: Job, delivered: boolean): Outcome => ({
     job, at: new Date().toISOString(), responseCode: delivered ? 200 : 500, durationMs: 5, error: null, responseBody: delivered ? 'ok' : 'down',

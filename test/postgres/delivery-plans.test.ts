@@ -7,7 +7,7 @@ import { openDatabase } from '../../src/engine/open.ts'
 import { DROP_BATCH } from '../../src/db/drop-queue.ts'
 import { pgDropBatch } from '../../src/engine/postgres/drop-queue.ts'
 import type { PostgresEngine } from '../../src/engine/postgres/engine.ts'
-import { claimRows, queuedHooks } from '../../src/engine/postgres/delivery-store.ts'
+import { claimRows, queuedWebhooks } from '../../src/engine/postgres/delivery-store.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { newPgDatabase } from '../helpers/engine.ts'
 import { insertWebhook } from '../helpers/store.ts'
@@ -21,13 +21,13 @@ import { insertWebhook } from '../helpers/store.ts'
 for (const stats of ['an empty queue', 'the backlog'] as const) describe(`the delivery store's plans on PostgreSQL: a backlog of 20,000, statistics of ${stats}`, () => {
   const BACKLOG = 20_000
   let opened: OpenDb
-  let hooks: string[]
+  let webhooks: string[]
   let tenantId: string
   before(async () => {
     opened = await openDatabase(await newPgDatabase(), { create: true, migrate: true })
     const db = opened.db
     tenantId = (await createTenant(db, 'Backlog', new Date())).id
-    hooks = [await insertWebhook(db, tenantId), await insertWebhook(db, tenantId)]
+    webhooks = [await insertWebhook(db, tenantId), await insertWebhook(db, tenantId)]
     await sql`alter table deliveries set (autovacuum_enabled = false)`.execute(db)
     await sql`alter table events set (autovacuum_enabled = false)`.execute(db)
     if (stats === 'an empty queue') await sql`analyze deliveries, events`.execute(db)
@@ -36,13 +36,13 @@ for (const stats of ['an empty queue', 'the backlog'] as const) describe(`the de
       select 'evt_' || n, ${tenantId}, 'order.created', '{}', ${due} from generate_series(1, ${BACKLOG / 2}) n`.execute(db)
     await sql`insert into deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, manual, created_at, due_at)
       select 'del_' || h.i || '_' || n, ${tenantId}, h.id, 'evt_' || n, 'order.created', 'pending', 0, 0, 0, ${due}, ${due}
-      from generate_series(1, ${BACKLOG / 2}) n, unnest(${hooks}::text[]) with ordinality h(id, i)`.execute(db)
+      from generate_series(1, ${BACKLOG / 2}) n, unnest(${webhooks}::text[]) with ordinality h(id, i)`.execute(db)
     if (stats === 'the backlog') await sql`analyze deliveries, events`.execute(db)
   })
   after(() => opened?.close())
 
   test('reading which subscriptions have due work touches a few rows per subscription, not the backlog', async () => {
-    const plans = await explained((opened.engine as PostgresEngine).deliveryDb, (db) => queuedHooks(db, new Date().toISOString()))
+    const plans = await explained((opened.engine as PostgresEngine).deliveryDb, (db) => queuedWebhooks(db, new Date().toISOString()))
     const read = rowsRead(plans[0])
     assert.ok(read.scans.every((s) => !/Bitmap|Seq Scan/.test(s)), `index scans only: ${read.scans.join(', ')}`)
     assert.ok(read.rows <= 200, `${read.rows} rows of deliveries read for 2 subscriptions with ${BACKLOG} queued`)
@@ -51,7 +51,7 @@ for (const stats of ['an empty queue', 'the backlog'] as const) describe(`the de
   test('a claim of 16 touches about 16 rows, not the backlog', async () => {
     const now = new Date().toISOString()
     const claim = { now, leaseUntil: new Date(Date.now() + 15_000).toISOString(), owner: 'wrk_plans', plan: () => [] }
-    const plans = await explained((opened.engine as PostgresEngine).deliveryDb, (db) => claimRows(db, hooks.map((h) => ({ webhook_id: h, limit: 8 })), claim, []))
+    const plans = await explained((opened.engine as PostgresEngine).deliveryDb, (db) => claimRows(db, webhooks.map((h) => ({ webhook_id: h, limit: 8 })), claim, []))
     const read = rowsRead(plans[0])
     assert.ok(read.scans.every((s) => !/Bitmap|Seq Scan/.test(s)), `index scans only: ${read.scans.join(', ')}`)
     assert.ok(read.rows <= 200, `${read.rows} rows of deliveries read to claim 16 of ${BACKLOG}`)
@@ -60,16 +60,16 @@ for (const stats of ['an empty queue', 'the backlog'] as const) describe(`the de
   })
 
   test('one statement of a queue drop touches its batch, not the backlog (last: it makes a subscription inactive)', async () => {
-    await opened.db.updateTable('webhooks').set({ active: 0 }).where('id', '=', hooks[1]!).execute()
+    await opened.db.updateTable('webhooks').set({ active: 0 }).where('id', '=', webhooks[1]!).execute()
     let dropped = 0
-    const plans = await explained((opened.engine as PostgresEngine).deliveryDb, async (db) => (dropped = await pgDropBatch(db, tenantId, hooks[1]!)))
+    const plans = await explained((opened.engine as PostgresEngine).deliveryDb, async (db) => (dropped = await pgDropBatch(db, tenantId, webhooks[1]!)))
     const read = rowsRead(plans[0])
     assert.ok(read.scans.every((s) => !/Bitmap|Seq Scan/.test(s)), `index scans only: ${read.scans.join(', ')}`)
     // Each of the batch twice: its index entry (which ids), then its row (the update).
     assert.ok(read.rows <= 2 * DROP_BATCH + 200, `${read.rows} rows of deliveries read to drop ${DROP_BATCH} of ${BACKLOG / 2}`)
     assert.equal(dropped, 0, 'EXPLAIN answers no row count') // the statement ran: the queue is shorter by a batch
     const left = await opened.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('webhook_id', '=', hooks[1]!).where('due_at', 'is not', null).executeTakeFirstOrThrow()
+      .where('webhook_id', '=', webhooks[1]!).where('due_at', 'is not', null).executeTakeFirstOrThrow()
     assert.equal(Number(left.n), BACKLOG / 2 - DROP_BATCH)
   })
 })

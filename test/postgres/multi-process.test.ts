@@ -52,8 +52,8 @@ describe('three serve processes on one PostgreSQL database', () => {
   test('500 orders spread across the processes: every order.created arrives once, signed, whichever process committed it', async () => {
     const rx = await startReceiver()
     try {
-      const hook = await dealt(0)('POST', '/v1/webhooks', { url: `${rx.url}/orders`, events: ['order.created'], secret: SECRET })
-      assert.equal(hook.status, 201)
+      const webhook = await dealt(0)('POST', '/v1/webhooks', { url: `${rx.url}/orders`, events: ['order.created'], secret: SECRET })
+      assert.equal(webhook.status, 201)
       const ids: string[] = []
       for (let batch = 0; batch < 25; batch++) {
         const made = await Promise.all(Array.from({ length: 20 }, (_, i) => dealt(batch * 20 + i)('POST', '/v1/orders', orderBody())))
@@ -71,7 +71,7 @@ describe('three serve processes on one PostgreSQL database', () => {
       assert.deepEqual([...new Set(seen)].sort(), [...ids].sort())
       const orderNumbers = (await Promise.all(ids.slice(0, 50).map((id, n) => dealt(n)('GET', `/v1/orders/${id}`)))).map((r) => r.body.data.orderNumber)
       assert.equal(new Set(orderNumbers).size, 50, 'order numbers stay unique across processes')
-      await dealt(1)('DELETE', `/v1/webhooks/${hook.body.data.id}`)
+      await dealt(1)('DELETE', `/v1/webhooks/${webhook.body.data.id}`)
     } finally {
       await rx.close()
     }
@@ -125,7 +125,7 @@ describe('three serve processes on one PostgreSQL database', () => {
     })
     try {
       const victim = servers[0]!
-      const hook = await dealt(0)('POST', '/v1/webhooks', { url: `${rx.url}/slow`, events: ['order.created'], secret: SECRET })
+      const webhook = await dealt(0)('POST', '/v1/webhooks', { url: `${rx.url}/slow`, events: ['order.created'], secret: SECRET })
       const ids: string[] = []
       for (let n = 0; n < 30; n++) ids.push((await dealt(n)('POST', '/v1/orders', orderBody())).body.data.id)
       await until('attempts in flight', () => rx.requests.length >= 10, 10_000)
@@ -139,10 +139,10 @@ describe('three serve processes on one PostgreSQL database', () => {
         return ids.every((id) => got.has(id))
       }, 40_000)
       assert.ok(Date.now() - killedAt < 15_000 + 5_000 + 30_000, 'within the lease, the delivery timeout and the contract\'s 30 s')
-      const records = (await dealt(0)('GET', `/v1/webhooks/deliveries?webhook_id=${hook.body.data.id}&limit=100`)).body.data as any[]
+      const records = (await dealt(0)('GET', `/v1/webhooks/deliveries?webhook_id=${webhook.body.data.id}&limit=100`)).body.data as any[]
       assert.equal(records.length, 30)
       await until('every record delivered', async () => {
-        const list = (await dealt(1)('GET', `/v1/webhooks/deliveries?webhook_id=${hook.body.data.id}&limit=100`)).body.data as any[]
+        const list = (await dealt(1)('GET', `/v1/webhooks/deliveries?webhook_id=${webhook.body.data.id}&limit=100`)).body.data as any[]
         return list.every((d) => d.status === 'delivered')
       }, 20_000)
     } finally {

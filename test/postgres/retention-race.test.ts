@@ -28,16 +28,16 @@ after(async () => {
 test('a finished delivery queued again while a retention step runs is neither deleted nor stripped of its attempts', async () => {
   const tenantId = (await createTenant(o.db, 'Retry meets retention', new Date())).id
   const old = new Date(Date.now() - 3 * DAY).toISOString()
-  const hook = newId('wh')
+  const webhook = newId('wh')
   await o.db.insertInto('webhooks').values({
-    id: hook, tenant_id: tenantId, url: 'http://127.0.0.1:9/hook', events: '["*"]', secret: 'whsec_race_0123456789abcdef',
+    id: webhook, tenant_id: tenantId, url: 'http://127.0.0.1:9/hook', events: '["*"]', secret: 'whsec_race_0123456789abcdef',
     headers: '{}', active: 1, retry_count: 3, created_at: old, updated_at: old,
   } as never).execute()
   const event = newId('evt')
   await o.db.insertInto('events').values({ id: event, tenant_id: tenantId, name: 'order.created', payload: '{}', created_at: old } as never).execute()
   const delivery = newId('del')
   await o.db.insertInto('deliveries').values({
-    id: delivery, tenant_id: tenantId, webhook_id: hook, event_id: event, event: 'order.created', status: 'delivered', attempts: 1, retries: 0,
+    id: delivery, tenant_id: tenantId, webhook_id: webhook, event_id: event, event: 'order.created', status: 'delivered', attempts: 1, retries: 0,
     response_code: 200, created_at: old, delivered_at: old, last_attempt_at: old, next_retry_at: null, due_at: null, manual: 0,
   } as never).execute()
   await o.db.insertInto('delivery_attempts').values({

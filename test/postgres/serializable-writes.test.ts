@@ -52,12 +52,12 @@ describe('concurrent event writes on PostgreSQL', () => {
     const wrote = Array.from({ length: n }, () => signal())
     const committed = Array.from({ length: n }, () => signal())
     const eventIds = Array.from({ length: n }, () => newId('evt'))
-    const hooks = await Promise.all(eventIds.map((id, i) => withTx(o.engine, async ({ tx }) => {
+    const webhooks = await Promise.all(eventIds.map((id, i) => withTx(o.engine, async ({ tx }) => {
       const first = ++attempts[i]! === 1
       if (first && i > 0) await wrote[i - 1]!.promise
       let targets: string[]
       try {
-        targets = (await o.engine.writeEvent(tx, { id, tenantId, name: 'order.created', at: new Date().toISOString(), payload: JSON.stringify({ id, event: 'order.created' }) })).hooks
+        targets = (await o.engine.writeEvent(tx, { id, tenantId, name: 'order.created', at: new Date().toISOString(), payload: JSON.stringify({ id, event: 'order.created' }) })).webhookIds
       } finally {
         if (first) wrote[i]!.resolve()
       }
@@ -65,7 +65,7 @@ describe('concurrent event writes on PostgreSQL', () => {
       return targets
     }).finally(() => committed[i]!.resolve())))
     assert.deepEqual(attempts, Array.from({ length: n }, () => 1), 'no transaction failed serialization and ran again')
-    for (const h of hooks) assert.deepEqual([...h].sort(), [...webhookIds].sort())
+    for (const h of webhooks) assert.deepEqual([...h].sort(), [...webhookIds].sort())
     const rows = await queryRows<{ event_id: string; n: number }>(url, 'select event_id, count(*)::int as n from deliveries group by event_id order by event_id')
     assert.deepEqual(rows, [...eventIds].sort().map((event_id) => ({ event_id, n: 2 })))
   })

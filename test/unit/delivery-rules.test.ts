@@ -205,19 +205,19 @@ describe('endpointHealth: the verdict after one recorded attempt', () => {
 })
 
 describe('fan-out matching', () => {
-  const hook = (events: unknown, over: { active?: number; deleted_at?: string | null } = {}) =>
+  const webhook = (events: unknown, over: { active?: number; deleted_at?: string | null } = {}) =>
     ({ active: 1, deleted_at: null, events: typeof events === 'string' ? events : JSON.stringify(events), ...over })
 
   it('an active subscription receives the events it names, or all of them with *', () => {
-    assert.equal(receives(hook(['order.created']), 'order.created'), true)
-    assert.equal(receives(hook(['order.created']), 'order.updated'), false)
-    for (const name of EVENT_NAMES) assert.equal(receives(hook(['*']), name), true, name)
-    assert.equal(receives(hook(['invoice.paid', '*']), 'payment.received'), true)
+    assert.equal(receives(webhook(['order.created']), 'order.created'), true)
+    assert.equal(receives(webhook(['order.created']), 'order.updated'), false)
+    for (const name of EVENT_NAMES) assert.equal(receives(webhook(['*']), name), true, name)
+    assert.equal(receives(webhook(['invoice.paid', '*']), 'payment.received'), true)
   })
 
   it('an inactive or deleted subscription receives nothing', () => {
-    assert.equal(receives(hook(['*'], { active: 0 }), 'order.created'), false)
-    assert.equal(receives(hook(['*'], { deleted_at: T0 }), 'order.created'), false)
+    assert.equal(receives(webhook(['*'], { active: 0 }), 'order.created'), false)
+    assert.equal(receives(webhook(['*'], { deleted_at: T0 }), 'order.created'), false)
   })
 
   it('a stored events column that is not a JSON array of names matches nothing', () => {

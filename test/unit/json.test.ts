@@ -119,7 +119,7 @@ describe('parseJson', () => {
       'modules/keys/api.ts': ['JSON.parse(row.scopes)', 'JSON.parse(row.scopes)', 'JSON.parse(caller.scopes)'],
       'modules/keys/service.ts': ['JSON.parse(row.scopes)'],
       'modules/orders/service.ts': ['JSON.parse(row.items)', 'JSON.parse(text)', 'JSON.parse(json)', 'JSON.parse(row.items)', 'JSON.parse(row.items)'], // stored items: keys are ours
-      'modules/webhooks/deliveries.ts': ['JSON.parse(hook.events)'],
+      'modules/webhooks/deliveries.ts': ['JSON.parse(webhook.events)'],
       'modules/webhooks/service.ts': ['JSON.parse(row.events)', 'JSON.parse(row.headers)'],
     }
     const root = new URL('../../src/', import.meta.url)

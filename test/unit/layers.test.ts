@@ -17,7 +17,7 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'events', paths: ['src/events/'] },
   { name: 'http', paths: ['src/http/'] },
   { name: 'modules', paths: ['src/modules/'] },
-  { name: 'app', paths: ['src/app.ts', 'src/auth.ts', 'src/routes.ts', 'src/server.ts', 'src/dashboard/', 'src/docs/'] },
+  { name: 'app', paths: ['src/app.ts', 'src/auth.ts', 'src/routes.ts', 'src/server.ts', 'src/pages/'] },
   { name: 'cli', paths: ['cli/'] },
 ]
 

@@ -7,13 +7,13 @@
  * SQLite's outbox (engine/sqlite/outbox.ts) filters with this; PostgreSQL's matches in its
  * one statement (jsonb `?`), checked against this by test/db/delivery-rules-agree.test.ts.
  */
-export interface Subscriber {
+export interface WebhookFilter {
   active: number
   deleted_at: string | null
   events: string
 }
 
-export function receives(w: Subscriber, eventName: string): boolean {
+export function receives(w: WebhookFilter, eventName: string): boolean {
   return w.active === 1 && w.deleted_at === null && wantsEvent(w.events, eventName)
 }
 

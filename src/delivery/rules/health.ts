@@ -10,7 +10,7 @@
  */
 export type DisabledReason = 'failing' | 'gone'
 
-export interface HookHealth {
+export interface WebhookHealth {
   active: boolean
   failingSince: string | null
 }
@@ -21,10 +21,10 @@ export interface HealthVerdict {
   disable?: DisabledReason
 }
 
-export function endpointHealth(hook: HookHealth, attempt: { delivered: boolean; responseCode: number | null; at: string }, disableAfterMs: number): HealthVerdict {
+export function endpointHealth(webhook: WebhookHealth, attempt: { delivered: boolean; responseCode: number | null; at: string }, disableAfterMs: number): HealthVerdict {
   if (attempt.delivered) return { failingSince: null }
-  const failingSince = hook.failingSince ?? attempt.at
-  if (!hook.active) return { failingSince }
+  const failingSince = webhook.failingSince ?? attempt.at
+  if (!webhook.active) return { failingSince }
   if (attempt.responseCode === 410) return { failingSince, disable: 'gone' }
   if (disableAfterMs > 0 && Date.parse(attempt.at) - Date.parse(failingSince) >= disableAfterMs) return { failingSince, disable: 'failing' }
   return { failingSince }

@@ -76,7 +76,7 @@ export function claimedBy(row: QueueState, owner: string, until: string, live: b
 
 /**
  * What a read of the queue reports of one subscription with queued deliveries (port.ts
- * QueuedHook), from those deliveries: the earliest due time among those under no lease still
+ * QueuedWebhook), from those deliveries: the earliest due time among those under no lease still
  * running (null: every one is leased), and how many a claim at `now` could take, counted up to
  * `cap` (READY_CAP).
  */

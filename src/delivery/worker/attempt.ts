@@ -65,7 +65,7 @@ export function createAttempts(core: Core, o: AttemptOptions, signal: AbortSigna
       })
     } finally {
       entry.end = null
-      busy = slots.byHook.get(job.webhook_id) ?? 0
+      busy = slots.byWebhook.get(job.webhook_id) ?? 0
       slots.count(job, -1)
     }
     if (result.aborted) return // shutdown before any answer: given back by stop(), attempted again later

@@ -1,5 +1,5 @@
 import type { FreshWork } from '../fresh-work.ts'
-import { READY_CAP, type Job, type Lease, type QueuedHook } from '../port.ts'
+import { READY_CAP, type Job, type Lease, type QueuedWebhook } from '../port.ts'
 import { leaseUntil, type Core } from './core.ts'
 import { createLeased } from './leased.ts'
 
@@ -22,7 +22,7 @@ export function createFastPath(core: Core, start: (job: Job) => void, look: () =
   const { slots, reads } = core
   const leased = createLeased(core, start, handBack)
   /** Subscriptions that local commits gave deliveries since the last fast claim, with how many. */
-  const fresh = new Map<string, QueuedHook>()
+  const fresh = new Map<string, QueuedWebhook>()
   let claimingFresh: Promise<void> | undefined
 
   function wake(hint?: FreshWork): void {
@@ -66,7 +66,7 @@ export function createFastPath(core: Core, start: (job: Job) => void, look: () =
     let partial = false
     const exclude = core.recording.length > 0 ? core.recording : undefined
     const c = slots.claim({ now, leaseUntil: leaseUntil(core, now), owner: core.owner, queued, exclude }, (p) => {
-      const dealt = new Map(p.hooks.map((h) => [h.webhook_id, h.limit]))
+      const dealt = new Map(p.webhooks.map((h) => [h.webhook_id, h.limit]))
       // A paced subscription's work waits for its pause (the read the pause ends with takes it), like work not yet due.
       partial = queued.some((q) => (dealt.get(q.webhook_id) ?? 0) < q.ready && !p.pausing.has(q.webhook_id))
     })

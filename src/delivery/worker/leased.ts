@@ -1,5 +1,5 @@
 import type { FreshWork } from '../fresh-work.ts'
-import { READY_CAP, type Job, type Lease, type QueuedHook } from '../port.ts'
+import { READY_CAP, type Job, type Lease, type QueuedWebhook } from '../port.ts'
 import { leaseUntil, type Core } from './core.ts'
 
 export interface Leased {
@@ -37,14 +37,14 @@ export function createLeased(core: Core, start: (job: Job) => void, handBack: (i
     let room = new Map<string, number>()
     if (!core.stopping) {
       const now = core.clock.now().toISOString()
-      const queued = new Map<string, QueuedHook>()
+      const queued = new Map<string, QueuedWebhook>()
       for (const j of jobs) {
         const q = queued.get(j.webhook_id)
         if (q) q.ready = Math.min(q.ready + 1, READY_CAP)
         else queued.set(j.webhook_id, { webhook_id: j.webhook_id, tenant_id: j.tenant_id, due: now, ready: 1 })
       }
       const p = slots.plan([...queued.values()], now)
-      room = new Map(p.hooks.map((h) => [h.webhook_id, h.limit]))
+      room = new Map(p.webhooks.map((h) => [h.webhook_id, h.limit]))
     }
     const back: string[] = []
     for (const job of jobs) {
@@ -76,7 +76,7 @@ export function createLeased(core: Core, start: (job: Job) => void, handBack: (i
     for (const id of hint.webhookIds) {
       if (leased.has(id)) continue
       const until = slots.limits.paced.get(id)
-      if (!slots.byHook.has(id)) at = Math.min(at, until ?? now)
+      if (!slots.byWebhook.has(id)) at = Math.min(at, until ?? now)
       else if (until === undefined) read = true
     }
     if (read) {

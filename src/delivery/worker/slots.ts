@@ -1,6 +1,6 @@
 import { AdaptiveLimits } from '../concurrency.ts'
 import { FairPlanner, type InFlight, type Plan, type SlotLimits } from '../plan.ts'
-import type { Claim, Job, QueuedHook } from '../port.ts'
+import type { Claim, Job, QueuedWebhook } from '../port.ts'
 
 /** An answer slower than this is a sign the receiver is loaded: its subscription's limit is halved. */
 const _FAST_MS = 1000
@@ -15,19 +15,19 @@ export interface Slots {
   /** Each subscription's limit, adapted to its receiver's answers. */
   readonly limits: AdaptiveLimits
   /** Attempts in flight or slots reserved, by subscription (a subscription with none is absent). */
-  readonly byHook: ReadonlyMap<string, number>
+  readonly byWebhook: ReadonlyMap<string, number>
   /** Attempts whose answer has not arrived yet. */
   readonly sending: number
   /** The last plan ran out of process-wide slots with due work left: only the round-robin deals what frees up. */
   readonly behind: boolean
   /** Plans `queued` against what is in flight now; the plan decides `behind`. */
-  plan(queued: QueuedHook[], now: string): Plan
+  plan(queued: QueuedWebhook[], now: string): Plan
   /**
    * A claim whose plan holds the slots it dealt (counted as in flight) until release(), called
    * once the claim returned and before its jobs start. A store may plan twice in one call (SQLite
    * looks before it takes the write lock): the last plan holds.
    */
-  claim(c: { now: Date; leaseUntil: string; owner: string; queued?: QueuedHook[]; exclude?: string[] }, planned?: (p: Plan) => void): { claim: Claim; release: () => void }
+  claim(c: { now: Date; leaseUntil: string; owner: string; queued?: QueuedWebhook[]; exclude?: string[] }, planned?: (p: Plan) => void): { claim: Claim; release: () => void }
   /** An attempt starts (1) or its answer is in (-1): a slot is free again then, not when it is recorded. */
   count(job: Job, by: 1 | -1): void
   /** Whether a tenant's last leased deliveries all found no room (until one of its attempts ends). */
@@ -41,9 +41,9 @@ export interface Slots {
 
 export function createSlots(limitsOf: SlotLimits): Slots {
   const planner = new FairPlanner(limitsOf)
-  const limits = new AdaptiveLimits({ floor: limitsOf.perHook, max: limitsOf.maxPerHook, fastMs: _FAST_MS })
+  const limits = new AdaptiveLimits({ floor: limitsOf.perWebhook, max: limitsOf.maxPerWebhook, fastMs: _FAST_MS })
   const byTenant = new Map<string, number>()
-  const byHook = new Map<string, number>()
+  const byWebhook = new Map<string, number>()
   /** Slots a plan dealt whose claim has not returned yet: counted as in flight, so two claims in flight never exceed a limit. */
   let reserved = 0
   let sending = 0
@@ -56,46 +56,46 @@ export function createSlots(limitsOf: SlotLimits): Slots {
   const busyOf = new Map<string, Set<string>>()
 
   /** What the planner is told is in flight, and how each subscription's limit stands. */
-  const inFlight = (): InFlight => ({ total: sending + reserved, byTenant, byHook, hookLimits: limits.raised, paced: limits.paced, clockMs: performance.now() })
+  const inFlight = (): InFlight => ({ total: sending + reserved, byTenant, byWebhook, webhookLimits: limits.raised, paced: limits.paced, clockMs: performance.now() })
 
-  const plan = (queued: QueuedHook[], now: string): Plan => {
+  const plan = (queued: QueuedWebhook[], now: string): Plan => {
     const p = planner.plan(queued, now, inFlight())
     behind = p.short
     return p
   }
 
-  const add = (tenant: string, hook: string, n: number): void => {
+  const add = (tenant: string, webhook: string, n: number): void => {
     const t = (byTenant.get(tenant) ?? 0) + n
     if (t > 0) byTenant.set(tenant, t)
     else byTenant.delete(tenant)
-    const h = (byHook.get(hook) ?? 0) + n
+    const h = (byWebhook.get(webhook) ?? 0) + n
     let busy = busyOf.get(tenant)
     if (h > 0) {
-      byHook.set(hook, h)
+      byWebhook.set(webhook, h)
       if (!busy) busyOf.set(tenant, (busy = new Set()))
-      busy.add(hook)
+      busy.add(webhook)
     } else {
-      byHook.delete(hook)
-      if (busy?.delete(hook) && busy.size === 0) busyOf.delete(tenant)
+      byWebhook.delete(webhook)
+      if (busy?.delete(webhook) && busy.size === 0) busyOf.delete(tenant)
     }
   }
 
   /** Slots reserved by a plan (n > 0) or given back (n < 0). */
-  const bump = (tenant: string, hook: string, n: number): void => {
+  const bump = (tenant: string, webhook: string, n: number): void => {
     reserved += n
-    add(tenant, hook, n)
+    add(tenant, webhook, n)
   }
 
   return {
     limits,
-    byHook,
+    byWebhook,
     get sending() { return sending },
     get behind() { return behind },
     plan,
     claim(c, planned) {
-      let held: { tenant: string; hook: string; n: number }[] = []
+      let held: { tenant: string; webhook: string; n: number }[] = []
       const release = () => {
-        for (const h of held) bump(h.tenant, h.hook, -h.n)
+        for (const h of held) bump(h.tenant, h.webhook, -h.n)
         held = []
       }
       const claim: Claim = {
@@ -109,9 +109,9 @@ export function createSlots(limitsOf: SlotLimits): Slots {
           const p = plan(q, nowIso)
           planned?.(p)
           const tenantOf = new Map(q.map((h) => [h.webhook_id, h.tenant_id]))
-          held = p.hooks.map((h) => ({ tenant: tenantOf.get(h.webhook_id)!, hook: h.webhook_id, n: h.limit }))
-          for (const h of held) bump(h.tenant, h.hook, h.n)
-          return p.hooks
+          held = p.webhooks.map((h) => ({ tenant: tenantOf.get(h.webhook_id)!, webhook: h.webhook_id, n: h.limit }))
+          for (const h of held) bump(h.tenant, h.webhook, h.n)
+          return p.webhooks
         },
       }
       return { claim, release }
@@ -131,14 +131,14 @@ export function createSlots(limitsOf: SlotLimits): Slots {
     blocked(tenantId) {
       let skip: string[] | undefined
       const busy = busyOf.get(tenantId)
-      if (busy) for (const id of busy) if (byHook.get(id)! >= limits.limit(id)) (skip ??= []).push(id)
+      if (busy) for (const id of busy) if (byWebhook.get(id)! >= limits.limit(id)) (skip ??= []).push(id)
       const paced = pacedOf.get(tenantId)
       if (paced) {
         const now = performance.now()
         for (const id of paced) {
           const until = limits.paced.get(id)
           if (until === undefined) paced.delete(id) // no longer paced
-          else if (until > now && !byHook.has(id)) (skip ??= []).push(id)
+          else if (until > now && !byWebhook.has(id)) (skip ??= []).push(id)
         }
         if (paced.size === 0) pacedOf.delete(tenantId)
       }

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import { ClaimFailed, READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../../delivery/port.ts'
+import { ClaimFailed, READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedWebhook } from '../../delivery/port.ts'
 import { statsDeltas, type StatsDelta } from '../attempt-stats.ts'
 import { DROP_BATCH } from '../../db/drop-queue.ts'
 import { rerunRetryable } from './common.ts'
@@ -153,24 +153,24 @@ async function _health(tx: Tx, o: Outcome, health: HealthPolicy): Promise<Disabl
 }
 
 /** What the claim plans from: the subscriptions it was given (the worker's fast path), or the queue read. */
-async function _queued(db: Db | Tx, claim: Claim): Promise<QueuedHook[]> {
-  return claim.queued ?? queuedHooks(db, claim.now)
+async function _queued(db: Db | Tx, claim: Claim): Promise<QueuedWebhook[]> {
+  return claim.queued ?? queuedWebhooks(db, claim.now)
 }
 
 /** @internal Subscriptions with queued deliveries: a skip scan over deliveries_webhook_due, as on SQLite (exported for the test that reads its plan). */
-export async function queuedHooks(db: Db | Tx, now: string): Promise<QueuedHook[]> {
-  const rows = await sql<QueuedHook>`
-    with recursive hooks(id) as (
+export async function queuedWebhooks(db: Db | Tx, now: string): Promise<QueuedWebhook[]> {
+  const rows = await sql<QueuedWebhook>`
+    with recursive webhook_ids(id) as (
       select (select webhook_id from deliveries where due_at is not null order by webhook_id limit 1)
       union all
-      select (select webhook_id from deliveries where due_at is not null and webhook_id > hooks.id order by webhook_id limit 1)
-      from hooks where hooks.id is not null)
-    select hooks.id as webhook_id, w.tenant_id as tenant_id,
-      (select due_at from deliveries where webhook_id = hooks.id and due_at is not null and (locked_until is null or locked_until < ${now})
+      select (select webhook_id from deliveries where due_at is not null and webhook_id > webhook_ids.id order by webhook_id limit 1)
+      from webhook_ids where webhook_ids.id is not null)
+    select webhook_ids.id as webhook_id, w.tenant_id as tenant_id,
+      (select due_at from deliveries where webhook_id = webhook_ids.id and due_at is not null and (locked_until is null or locked_until < ${now})
         order by due_at limit 1) as due,
-      (select count(*) from (select 1 from deliveries where webhook_id = hooks.id and due_at is not null and due_at <= ${now}
+      (select count(*) from (select 1 from deliveries where webhook_id = webhook_ids.id and due_at is not null and due_at <= ${now}
         and (locked_until is null or locked_until < ${now}) limit ${READY_CAP}) r)::int as ready
-    from hooks join webhooks w on w.id = hooks.id where hooks.id is not null`.execute(db)
+    from webhook_ids join webhooks w on w.id = webhook_ids.id where webhook_ids.id is not null`.execute(db)
   return rows.rows
 }
 
@@ -209,20 +209,20 @@ type _ClaimedRow = Claimed & { payload: string; event_at: string; url: string; s
 export async function claimRows(db: Db | Tx, wanted: { webhook_id: string; limit: number }[], c: Claim, recording: string[]): Promise<_ClaimedRow[]> {
   return (await sql<_ClaimedRow>`
     with want(webhook_id, lim) as (select * from unnest(${wanted.map((w) => w.webhook_id)}::text[], ${wanted.map((w) => w.limit)}::int[])),
-    hooks as (select w.id, w.url, w.secret, w.headers, w.retry_count, w.active = 1 and w.deleted_at is null as live, want.lim
+    targets as (select w.id, w.url, w.secret, w.headers, w.retry_count, w.active = 1 and w.deleted_at is null as live, want.lim
       from want join webhooks w on w.id = want.webhook_id),
     dropped as (update deliveries set due_at = null, next_retry_at = null, manual = 0, locked_until = null, locked_by = null,
         status = case when status = 'pending' then 'failed' else status end
-      where id = any(array(select d.id from hooks h join deliveries d on d.webhook_id = h.id where not h.live
+      where id = any(array(select d.id from targets t join deliveries d on d.webhook_id = t.id where not t.live
         and d.due_at is not null and d.due_at <= ${c.now} and (d.locked_until is null or d.locked_until < ${c.now})
         and d.id <> all(${recording}::text[]) limit ${sql.lit(DROP_BATCH)} for update of d skip locked))),
     c as (update deliveries set locked_until = ${c.leaseUntil}, locked_by = ${c.owner}
-      where id = any(array(select due.id from hooks h cross join lateral (select id from deliveries where webhook_id = h.id
+      where id = any(array(select due.id from targets t cross join lateral (select id from deliveries where webhook_id = t.id
         and due_at is not null and due_at <= ${c.now} and (locked_until is null or locked_until < ${c.now}) and id <> all(${recording}::text[])
-        order by due_at limit h.lim for update skip locked) due where h.live))
+        order by due_at limit t.lim for update skip locked) due where t.live))
       returning id, tenant_id, webhook_id, event_id, event, attempts, retries, manual, next_retry_at, status)
-    select c.*, e.payload, e.created_at as event_at, h.url, h.secret, h.headers, h.retry_count
-    from c join events e on e.id = c.event_id join hooks h on h.id = c.webhook_id`.execute(db)).rows
+    select c.*, e.payload, e.created_at as event_at, t.url, t.secret, t.headers, t.retry_count
+    from c join events e on e.id = c.event_id join targets t on t.id = c.webhook_id`.execute(db)).rows
 }
 
 /**

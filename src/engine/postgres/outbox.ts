@@ -44,7 +44,7 @@ export async function writeEventPostgres(tx: Tx, event: OutboxEvent, lease?: Lea
   }
   if (_lastMatched.size >= 10_000 && !_lastMatched.has(event.tenantId)) _lastMatched.clear()
   _lastMatched.set(event.tenantId, matched)
-  return { hooks: found.map((w) => w.id), jobs: lease ? found.flatMap((w, i) => skip?.includes(w.id) ? [] : [leasedJob(event, given[i]!, w, lease)]) : undefined }
+  return { webhookIds: found.map((w) => w.id), jobs: lease ? found.flatMap((w, i) => skip?.includes(w.id) ? [] : [leasedJob(event, given[i]!, w, lease)]) : undefined }
 }
 
 /** Per tenant, how many subscriptions its last event matched: how many delivery ids the next one sends along. */

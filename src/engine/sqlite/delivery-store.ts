@@ -1,4 +1,4 @@
-import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedHook } from '../../delivery/port.ts'
+import { READY_CAP, type Claim, type Claimed, type CycleResult, type DeliveryStore, type Disabled, type HealthPolicy, type Job, type Outcome, type QueuedWebhook } from '../../delivery/port.ts'
 import { SQLITE_ADD_STATS, statsDeltas } from '../attempt-stats.ts'
 import type { Db } from '../../db/connect.ts'
 import { DROP_BATCH } from '../../db/drop-queue.ts'
@@ -44,18 +44,18 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
   let planned: ReturnType<Claim['plan']> | undefined
   if (outcomes.length === 0) {
     if (!claim) return { jobs: [], disabled: [] }
-    planned = claim.queued ? claim.plan(claim.queued, claim.now) : await exclusive(db, (q) => claim.plan(_queuedHooks(q, claim.now), claim.now))
+    planned = claim.queued ? claim.plan(claim.queued, claim.now) : await exclusive(db, (q) => claim.plan(_queuedWebhooks(q, claim.now), claim.now))
     if (planned.length === 0) return { jobs: [], disabled: [] }
   }
   return exclusive(db, (q) => {
     const disabled: Disabled[] = []
-    const hooks = new Map<string, _Hook>()
+    const webhooks = new Map<string, _Webhook>()
     const recorded: Outcome[] = []
     for (const o of outcomes) {
-      const hook = _hook(q, hooks, o.job.webhook_id)
-      if (_record(q, o, hook.active)) {
+      const webhook = _webhook(q, webhooks, o.job.webhook_id)
+      if (_record(q, o, webhook.active)) {
         recorded.push(o)
-        const d = _health(q, o, health, hook)
+        const d = _health(q, o, health, webhook)
         if (d) disabled.push(d)
       }
     }
@@ -63,7 +63,7 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
     if (recorded.length > 0) q.run(SQLITE_ADD_STATS, JSON.stringify(statsDeltas(recorded)))
     const jobs: Job[] = []
     if (claim) {
-      const plan = claim.queued ? planned ?? claim.plan(claim.queued, claim.now) : claim.plan(_queuedHooks(q, claim.now), claim.now)
+      const plan = claim.queued ? planned ?? claim.plan(claim.queued, claim.now) : claim.plan(_queuedWebhooks(q, claim.now), claim.now)
       for (const w of plan) {
         if (w.limit > 0) jobs.push(..._claim(q, w.webhook_id, w.limit, claim))
       }
@@ -78,33 +78,33 @@ async function _cycle(db: Db, outcomes: Outcome[], health: HealthPolicy, claim?:
  * transaction), and whether this cycle has already cleared its `failing_since` since its last
  * failure.
  */
-interface _Hook { active: boolean; cleared: boolean }
+interface _Webhook { active: boolean; cleared: boolean }
 
-function _hook(q: SyncDb, hooks: Map<string, _Hook>, id: string): _Hook {
-  let hook = hooks.get(id)
-  if (!hook) {
-    hook = { active: q.get<{ active: number }>('SELECT active FROM webhooks WHERE id = ?', id)?.active === 1, cleared: false }
-    hooks.set(id, hook)
+function _webhook(q: SyncDb, webhooks: Map<string, _Webhook>, id: string): _Webhook {
+  let webhook = webhooks.get(id)
+  if (!webhook) {
+    webhook = { active: q.get<{ active: number }>('SELECT active FROM webhooks WHERE id = ?', id)?.active === 1, cleared: false }
+    webhooks.set(id, webhook)
   }
-  return hook
+  return webhook
 }
 
 /** Endpoint health after one recorded outcome (see HealthPolicy in delivery/port.ts). */
-function _health(q: SyncDb, o: Outcome, health: HealthPolicy, hook: _Hook): Disabled | undefined {
+function _health(q: SyncDb, o: Outcome, health: HealthPolicy, webhook: _Webhook): Disabled | undefined {
   const id = o.job.webhook_id
   if (o.delivered) {
-    if (!hook.cleared) q.run('UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL', id)
-    hook.cleared = true
+    if (!webhook.cleared) q.run('UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL', id)
+    webhook.cleared = true
     return undefined
   }
-  hook.cleared = false
+  webhook.cleared = false
   q.run('UPDATE webhooks SET failing_since = ? WHERE id = ? AND failing_since IS NULL', o.at, id)
   const w = q.get<{ active: number; failing_since: string | null }>('SELECT active, failing_since FROM webhooks WHERE id = ?', id)
   if (!w) return undefined
   const reason = endpointHealth({ active: w.active === 1, failingSince: w.failing_since }, o, health.disableAfterMs).disable
   if (!reason) return undefined
   q.run('UPDATE webhooks SET active = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ?', o.at, reason, o.at, id)
-  hook.active = false
+  webhook.active = false
   q.run(SQLITE_DROP_BATCH, id, id, o.job.tenant_id) // the first batch of its queue; the worker drops the rest (dropQueue())
   return { webhook_id: id, tenant_id: o.job.tenant_id, reason }
 }
@@ -114,19 +114,19 @@ function _health(q: SyncDb, o: Outcome, health: HealthPolicy, hook: _Hook): Disa
  * unleased due time: one index seek per subscription (deliveries_webhook_due), however long
  * the queues are.
  */
-function _queuedHooks(q: SyncDb, now: string): QueuedHook[] {
-  return q.all<QueuedHook>(`
-    WITH RECURSIVE hooks(id) AS (
+function _queuedWebhooks(q: SyncDb, now: string): QueuedWebhook[] {
+  return q.all<QueuedWebhook>(`
+    WITH RECURSIVE webhook_ids(id) AS (
       SELECT (SELECT webhook_id FROM deliveries WHERE due_at IS NOT NULL ORDER BY webhook_id LIMIT 1)
       UNION ALL
-      SELECT (SELECT webhook_id FROM deliveries WHERE due_at IS NOT NULL AND webhook_id > hooks.id ORDER BY webhook_id LIMIT 1)
-      FROM hooks WHERE hooks.id IS NOT NULL)
-    SELECT hooks.id AS webhook_id, w.tenant_id AS tenant_id,
-      (SELECT due_at FROM deliveries WHERE webhook_id = hooks.id AND due_at IS NOT NULL AND (locked_until IS NULL OR locked_until < ?)
+      SELECT (SELECT webhook_id FROM deliveries WHERE due_at IS NOT NULL AND webhook_id > webhook_ids.id ORDER BY webhook_id LIMIT 1)
+      FROM webhook_ids WHERE webhook_ids.id IS NOT NULL)
+    SELECT webhook_ids.id AS webhook_id, w.tenant_id AS tenant_id,
+      (SELECT due_at FROM deliveries WHERE webhook_id = webhook_ids.id AND due_at IS NOT NULL AND (locked_until IS NULL OR locked_until < ?)
         ORDER BY due_at LIMIT 1) AS due,
-      (SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE webhook_id = hooks.id AND due_at IS NOT NULL AND due_at <= ?
+      (SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE webhook_id = webhook_ids.id AND due_at IS NOT NULL AND due_at <= ?
         AND (locked_until IS NULL OR locked_until < ?) LIMIT ${READY_CAP})) AS ready
-    FROM hooks JOIN webhooks w ON w.id = hooks.id WHERE hooks.id IS NOT NULL`, now, now, now)
+    FROM webhook_ids JOIN webhooks w ON w.id = webhook_ids.id WHERE webhook_ids.id IS NOT NULL`, now, now, now)
 }
 
 /**

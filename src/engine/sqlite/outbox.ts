@@ -16,7 +16,7 @@ import type { Job, Lease } from '../../delivery/port.ts'
  * claims from the subscriptions returned.
  */
 export async function writeEventSqlite(tx: Tx, event: OutboxEvent, lease?: Lease | null): Promise<Written> {
-  const targets = (await _subscriptions(tx, event.tenantId)).filter((w) => wantsEvent(w.events, event.name))
+  const targets = (await _activeWebhooks(tx, event.tenantId)).filter((w) => wantsEvent(w.events, event.name))
   await insertEvent(tx, event.id, event.tenantId, event.name, event.payload, event.at)
   const ids = deliveryIds(targets.length)
   const jobs: Job[] | undefined = lease ? [] : undefined
@@ -25,12 +25,12 @@ export async function writeEventSqlite(tx: Tx, event: OutboxEvent, lease?: Lease
     await insertDelivery(tx, ids[i]!, event.tenantId, w.id, event.id, event.name, event.at, l?.until ?? null, l?.owner ?? null)
     if (l) jobs!.push(leasedJob(event, ids[i]!, w, l))
   }
-  return { hooks: targets.map((w) => w.id), jobs }
+  return { webhookIds: targets.map((w) => w.id), jobs }
 }
 
 // The tenant's active subscriptions (at most --max-webhooks), matched here rather than in SQL:
 // a few dozen short JSON arrays parse in microseconds.
-const _subscriptions = compiled((db, tenantId: string) => db.selectFrom('webhooks').select(['id', 'events', 'url', 'secret', 'headers', 'retry_count'])
+const _activeWebhooks = compiled((db, tenantId: string) => db.selectFrom('webhooks').select(['id', 'events', 'url', 'secret', 'headers', 'retry_count'])
   .where('tenant_id', '=', tenantId)
   .where('active', '=', 1)
   .where('deleted_at', 'is', null))

@@ -118,10 +118,10 @@ export async function retryDelivery(ctx: TenantContext, id: string): Promise<Ren
  */
 export async function sendTestEvent(ctx: TenantContext, webhookId: string, input: { event?: EventName } | undefined): Promise<Delivery> {
   const id = await withTx(ctx.engine, async (scope) => {
-    const hook = await repo.findWebhook(scope.tx, ctx.tenantId, webhookId)
-    if (!hook) throw new NotFoundError(`No webhook ${webhookId}`)
-    if (hook.active !== 1) throw new ConflictError(`Webhook ${webhookId} is inactive; enable it (PATCH {"active": true}) to send it a test event`)
-    const events = JSON.parse(hook.events) as string[]
+    const webhook = await repo.findWebhook(scope.tx, ctx.tenantId, webhookId)
+    if (!webhook) throw new NotFoundError(`No webhook ${webhookId}`)
+    if (webhook.active !== 1) throw new ConflictError(`Webhook ${webhookId} is inactive; enable it (PATCH {"active": true}) to send it a test event`)
+    const events = JSON.parse(webhook.events) as string[]
     const event = input?.event ?? (events[0] === '*' ? 'order.created' : events[0] as EventName)
     if (!events.includes('*') && !events.includes(event)) {
       throw new InvalidError([{ path: 'event', message: `this subscription does not receive '${event}' (it receives ${events.join(', ')})` }])

@@ -66,7 +66,7 @@ describe('one attempt', () => {
     sender.answer(0, { responseCode: 200 })
     await turn()
     assert.equal(core.slots.sending, 0)
-    assert.equal(core.slots.byHook.size, 0)
+    assert.equal(core.slots.byWebhook.size, 0)
     assert.equal(recorded.length, 1)
     assert.equal(recorded[0]!.delivered, true)
     assert.equal(core.running.has(j.id), true, 'still running while its answer is recorded')

@@ -13,7 +13,7 @@ const outcome = (j: Job, delivered: boolean): Outcome => ({
   job: j, at: '2026-11-29T08:00:00.000Z', responseCode: delivered ? 200 : 500, durationMs: 5, error: null, responseBody: null, delivered, nextRetryAt: null, retries: 0,
 })
 
-function setup(slots = { total: 8, perTenant: 4, perHook: 2, maxPerHook: 2 }) {
+function setup(slots = { total: 8, perTenant: 4, perWebhook: 2, maxPerWebhook: 2 }) {
   const store = new FakeStore()
   const core = fakeCore(store, { slots })
   const started: Job[] = []

@@ -11,7 +11,7 @@ import { FakeStore, fakeCore, job } from '../../helpers/fake-delivery-store.ts'
 
 const turn = () => new Promise<void>((r) => setImmediate(r))
 
-function setup(slots = { total: 8, perTenant: 4, perHook: 2, maxPerHook: 2 }) {
+function setup(slots = { total: 8, perTenant: 4, perWebhook: 2, maxPerWebhook: 2 }) {
   const store = new FakeStore()
   const core = fakeCore(store, { slots })
   const started: Job[] = []
@@ -76,7 +76,7 @@ describe('fast path', () => {
     assert.deepEqual(first!.outcomes, [])
     assert.deepEqual(second!.claim?.queued?.map((q) => q.webhook_id), ['wh_2'])
     assert.deepEqual(started.map((j) => j.id), [queued[1]!.id, queued[2]!.id])
-    assert.equal(core.slots.byHook.get('wh_1'), 1, 'the reservation was released, the attempt holds its slot')
+    assert.equal(core.slots.byWebhook.get('wh_1'), 1, 'the reservation was released, the attempt holds its slot')
     assert.equal(store.announced, 0, 'work this process claims itself is announced to no one')
   })
 
@@ -90,7 +90,7 @@ describe('fast path', () => {
   })
 
   test('behind, a commit costs no claim: the work is announced and read when a slot frees', async () => {
-    const { store, core, fast } = setup({ total: 1, perTenant: 1, perHook: 1, maxPerHook: 1 })
+    const { store, core, fast } = setup({ total: 1, perTenant: 1, perWebhook: 1, maxPerWebhook: 1 })
     core.reads.begin(false, false, false) // the read at start is done
     core.slots.plan([{ webhook_id: 'wh_x', tenant_id: 'ten_x', due: '2026-11-29T08:00:00.000Z', ready: 1 }, { webhook_id: 'wh_y', tenant_id: 'ten_y', due: '2026-11-29T08:00:00.000Z', ready: 1 }], '2026-11-29T08:00:00.000Z')
     fast.wake({ tenantId: 'ten_a', webhookIds: ['wh_1'] })
@@ -107,7 +107,7 @@ describe('fast path', () => {
     await fast.drain()
     assert.equal(store.announced, 1)
     assert.equal(core.looks.count, 1)
-    assert.equal(core.slots.byHook.size, 0, 'its reservation was released')
+    assert.equal(core.slots.byWebhook.size, 0, 'its reservation was released')
   })
 
   test('a wake that names nothing looks at the queue and notes when it came', () => {

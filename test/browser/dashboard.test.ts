@@ -103,9 +103,9 @@ describe('the dashboard in Chromium', () => {
     assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'the API\'s generated secret: whsec_ + base64 of 32 bytes')
     await page.getByRole('link', { name: 'Go to the endpoint' }).click()
     await page.getByRole('heading', { name: 'Endpoint' }).waitFor()
-    const hookId = /endpoints\/(wh_[0-9a-f-]+)/.exec(page.url())![1]!
-    const hook = await api('GET', `/v1/webhooks/${hookId}`)
-    assert.deepEqual(hook.body.data.events, ['order.created', 'payment.received'])
+    const webhookId = /endpoints\/(wh_[0-9a-f-]+)/.exec(page.url())![1]!
+    const webhook = await api('GET', `/v1/webhooks/${webhookId}`)
+    assert.deepEqual(webhook.body.data.events, ['order.created', 'payment.received'])
     shots.push({ name: 'endpoint', url: page.url() })
 
     // An order through the API: its delivery appears in the open deliveries page by itself.
@@ -153,7 +153,7 @@ describe('the dashboard in Chromium', () => {
     assert.equal(JSON.parse(flaky.requests[1]!.body).data.id, second.id)
 
     // A test event from the endpoint page.
-    await page.goto(`${base}/endpoints/${hookId}`)
+    await page.goto(`${base}/endpoints/${webhookId}`)
     await page.getByLabel('Event').selectOption('payment.received')
     await page.getByRole('button', { name: 'Send test event' }).click()
     await page.getByText(/Test payment.received queued/).waitFor()
@@ -314,8 +314,8 @@ describe('the dashboard in Chromium', () => {
     const t = await runJson(['tenants', 'create', '--db', db, '--name', XSS])
     const k = await runJson(['keys', 'create', '--db', db, '--tenant', t.id, '--name', XSS])
     const api = apiClient(serve.url, k.key)
-    const hook = await api('POST', '/v1/webhooks', { url: `${good.url}/x?q=${XSS}`, events: ['*'], secret: 'xss-secret-0123456789' })
-    assert.equal(hook.status, 201, JSON.stringify(hook.body))
+    const webhook = await api('POST', '/v1/webhooks', { url: `${good.url}/x?q=${XSS}`, events: ['*'], secret: 'xss-secret-0123456789' })
+    assert.equal(webhook.status, 201, JSON.stringify(webhook.body))
     const order = await api('POST', '/v1/orders', { customer: { firstName: XSS, lastName: XSS, email: 'xss@example.com' }, items: [{ description: XSS, quantity: 1, unitPrice: 1 }], currency: 'EUR', notes: XSS })
     assert.equal(order.status, 201, JSON.stringify(order.body))
     const { context, page, watched } = await open(await link())
@@ -348,8 +348,8 @@ describe('the dashboard in Chromium', () => {
   test('a filtered deliveries page that stopped at the scan budget says so, and Older finds what lies further back', async () => {
     const t = await runJson(['tenants', 'create', '--db', db, '--name', 'Glacier Tours'])
     const k = await runJson(['keys', 'create', '--db', db, '--tenant', t.id])
-    const hook = await apiClient(serve.url, k.key)('POST', '/v1/webhooks', { url: `${good.url}/glacier`, events: ['payment.refunded'], secret: 'glacier-secret-0123456789' })
-    assert.equal(hook.status, 201)
+    const webhook = await apiClient(serve.url, k.key)('POST', '/v1/webhooks', { url: `${good.url}/glacier`, events: ['payment.refunded'], secret: 'glacier-secret-0123456789' })
+    assert.equal(webhook.status, 201)
     // More finished deliveries than a page looks at (SCAN_BUDGET), written beside serve as the CLI writes; the oldest one failed.
     const sqlite = openSqlite(db)
     try {
@@ -359,7 +359,7 @@ describe('the dashboard in Chromium', () => {
         sqlite.prepare('INSERT INTO events (id, tenant_id, name, payload, created_at) VALUES (?, ?, ?, ?, ?)').run(id('evt', 1), t.id, 'payment.refunded', '{"data":{}}', at)
         const insert = sqlite.prepare(`INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, response_code, created_at, delivered_at, last_attempt_at, manual)
           VALUES (?, ?, ?, ?, 'payment.refunded', ?, 1, 0, ?, ?, ?, ?, 0)`)
-        for (let i = 1; i <= SCAN_BUDGET + 1_000; i++) insert.run(id('del', i), t.id, hook.body.data.id, id('evt', 1), i === 1 ? 'failed' : 'delivered', i === 1 ? 500 : 200, at, at, at)
+        for (let i = 1; i <= SCAN_BUDGET + 1_000; i++) insert.run(id('del', i), t.id, webhook.body.data.id, id('evt', 1), i === 1 ? 'failed' : 'delivered', i === 1 ? 500 : 200, at, at, at)
       })()
     } finally {
       sqlite.close()

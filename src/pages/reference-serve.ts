@@ -6,15 +6,15 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import type { AppDeps } from '../context.ts'
 import { newId } from '../lib/ids.ts'
-import { DASHBOARD_CSP } from '../dashboard/serve.ts'
+import { DASHBOARD_CSP } from './dashboard-serve.ts'
 import { NO_FRAMING } from '../http/security-headers.ts'
-import type { BuiltDocs } from './build.ts'
+import type { BuiltReference } from './reference-build.ts'
 
-declare const __TRAVELOPS_DOCS__: BuiltDocs | undefined
+declare const __TRAVELOPS_REFERENCE__: BuiltReference | undefined
 
 /**
  * The <style> elements Redoc's bundle makes as it loads, before it is given the nonce: an empty
- * one and its scroll bars' sheet. Their hashes change with the bundle; test/api/docs.test.ts
+ * one and its scroll bars' sheet. Their hashes change with the bundle; test/browser/docs.test.ts
  * (Chromium) then sees the violation.
  */
 const LOAD_STYLE_HASHES = ["'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='", "'sha256-QMIg+bpjm3JdElJ388KYke01izlUW0UoNOeKjpMxdgc='"]
@@ -29,7 +29,7 @@ let _loaded: Promise<Loaded> | undefined
  * gzipped). The dashboard's CSP (§14), except that styles may also come from <style> elements
  * carrying this answer's nonce (Redoc's styled-components) and from the two hashed above.
  */
-export async function serveDocs(event: H3Event, deps: AppDeps): Promise<Response> {
+export async function serveReference(event: H3Event, deps: AppDeps): Promise<Response> {
   const method = event.req.method
   if (method !== 'GET' && method !== 'HEAD') {
     return _json(405, 'method_not_allowed', `Method ${method} is not allowed on ${event.url.pathname}`, { allow: 'GET, HEAD' })
@@ -67,12 +67,12 @@ export async function serveDocs(event: H3Event, deps: AppDeps): Promise<Response
 /** The executable carries the files; a checkout reads them once (the module's path is not a literal, so the bundle leaves it out). */
 function _load(): Promise<Loaded> {
   return (_loaded ??= (async () => {
-    let built: BuiltDocs
-    if (typeof __TRAVELOPS_DOCS__ !== 'undefined') built = __TRAVELOPS_DOCS__
+    let built: BuiltReference
+    if (typeof __TRAVELOPS_REFERENCE__ !== 'undefined') built = __TRAVELOPS_REFERENCE__
     else {
-      const builder = './build.ts'
-      const { buildDocs } = (await import(builder)) as typeof import('./build.ts')
-      built = buildDocs(join(dirname(fileURLToPath(import.meta.url)), '..', '..'))
+      const builder = './reference-build.ts'
+      const { buildReference } = (await import(builder)) as typeof import('./reference-build.ts')
+      built = buildReference(join(dirname(fileURLToPath(import.meta.url)), '..', '..'))
     }
     const files = new Map<string, File>()
     for (const [name, f] of Object.entries(built)) {

@@ -27,7 +27,7 @@ describe('the dashboard at phone width', () => {
   let good: Receiver
   let bad: Receiver
   let tenantId: string
-  let hookId: string
+  let webhookId: string
   let deliveryId: string
   let session: Awaited<ReturnType<Awaited<ReturnType<Browser['newContext']>>['storageState']>>
 
@@ -51,13 +51,13 @@ describe('the dashboard at phone width', () => {
     assert.equal((await api('DELETE', `/v1/keys/${old.body.data.id}`)).status, 200)
     // Endpoints with long URLs: two answered, one failing.
     const long = (rx: Receiver, name: string) => `${rx.url}/webhooks/travelops/${name}/receiver-with-a-rather-long-path-segment?account=acct_7f3e9b2c41d84a0f9e6b&signature-version=v1`
-    const hooks: string[] = []
+    const webhooks: string[] = []
     for (const [rx, name, events] of [[good, 'bookings', ['order.created', 'order.updated', 'payment.received']], [good, 'accounting', ['*']], [bad, 'crm-sync', ['order.created', 'customer.created']]] as const) {
       const r = await api('POST', '/v1/webhooks', { url: long(rx, name), events, secret: `whsec_${name}-secret-0123456789abcdef` })
       assert.equal(r.status, 201, JSON.stringify(r.body))
-      hooks.push(r.body.data.id)
+      webhooks.push(r.body.data.id)
     }
-    hookId = hooks[0]!
+    webhookId = webhooks[0]!
     for (let i = 0; i < 4; i++) {
       const order = await api('POST', '/v1/orders', {
         customer: { firstName: 'Solveig', lastName: `Haugen-Løvstad ${i}`, email: `solveig.${i}@example.com` },
@@ -67,11 +67,11 @@ describe('the dashboard at phone width', () => {
       if (i === 0) await api('POST', `/v1/orders/${order.body.data.id}/confirm`)
     }
     await until('the failing endpoint\'s deliveries have failed', async () => {
-      const r = await api('GET', `/v1/webhooks/deliveries?webhook_id=${hooks[2]}&status=failed`)
+      const r = await api('GET', `/v1/webhooks/deliveries?webhook_id=${webhooks[2]}&status=failed`)
       return r.body.data.length >= 4
     })
     await until('the others delivered', async () => (await api('GET', '/v1/webhooks/deliveries?status=delivered')).body.data.length >= 8)
-    deliveryId = (await api('GET', `/v1/webhooks/deliveries?webhook_id=${hooks[2]}&limit=1`)).body.data[0].id
+    deliveryId = (await api('GET', `/v1/webhooks/deliveries?webhook_id=${webhooks[2]}&limit=1`)).body.data[0].id
 
     const context = await browser.newContext()
     const page = await context.newPage()
@@ -97,7 +97,7 @@ describe('the dashboard at phone width', () => {
       { name: 'overview', url: `${base}/overview`, ready: 'canvas' },
       { name: 'endpoints', url: `${base}/endpoints`, ready: 'td .badge' },
       { name: 'endpoint-new', url: `${base}/endpoints/new`, ready: 'input[name=event]' },
-      { name: 'endpoint', url: `${base}/endpoints/${hookId}`, ready: 'tr[data-delivery] .badge' },
+      { name: 'endpoint', url: `${base}/endpoints/${webhookId}`, ready: 'tr[data-delivery] .badge' },
       { name: 'deliveries', url: `${base}/deliveries`, ready: 'tr[data-delivery] .badge' },
       { name: 'delivery', url: `${base}/deliveries/${deliveryId}`, ready: 'li[data-attempt]' },
       { name: 'events', url: `${base}/events`, ready: '.catalog .card' },

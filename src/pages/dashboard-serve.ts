@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib'
 import type { AppDeps } from '../context.ts'
 import { newId } from '../lib/ids.ts'
 import { NO_FRAMING } from '../http/security-headers.ts'
-import type { BuiltDashboard } from './build.ts'
+import type { BuiltDashboard } from './dashboard-build.ts'
 
 declare const __TRAVELOPS_DASHBOARD__: BuiltDashboard | undefined
 
@@ -46,8 +46,8 @@ function _load(): Promise<Map<string, File>> {
     if (typeof __TRAVELOPS_DASHBOARD__ !== 'undefined') built = __TRAVELOPS_DASHBOARD__
     else {
       const here = dirname(fileURLToPath(import.meta.url))
-      const builder = './build.ts'
-      const { buildDashboard } = (await import(builder)) as typeof import('./build.ts')
+      const builder = './dashboard-build.ts'
+      const { buildDashboard } = (await import(builder)) as typeof import('./dashboard-build.ts')
       built = await buildDashboard(join(here, '..', '..'))
     }
     return new Map(Object.entries(built).map(([name, f]) => {
