@@ -34,6 +34,8 @@ export interface Engine {
 
   /** The outbox writer: an event and one delivery per subscription that wants it, in the caller's transaction (delivery/fan-out.ts). */
   writeEvent(tx: Tx, event: OutboxEvent, lease?: Lease | null): Promise<Written>
+  /** The events in the order they committed, and word of new ones (GET /v1/events/stream). */
+  readonly feed: EventFeed
   /** The delivery worker's store (delivery/port.ts), with the endpoint-health policy of this serve. */
   deliveryStore(health?: HealthPolicy): DeliveryStore
   /** Drops the queue of a subscription no longer active, in bounded statements (db/drop-queue.ts). */
@@ -103,6 +105,39 @@ export interface Engine {
   readonly refusesNul: boolean
 
   close(): Promise<void>
+}
+
+/**
+ * The event feed (CONTRACT §15's stream): the events of some tenants in an order no later commit
+ * can go back before, read from a position, and wake-ups when new ones may have committed. A
+ * position is an opaque string; positions compare as strings, in feed order.
+ */
+export interface EventFeed {
+  /** Now: every event committed before the call is at or before it, every one committed later after it. */
+  head(): Promise<string>
+  /**
+   * The position after which a stream resumes that has seen the tenant's event `id`: that
+   * event's own; for an id no longer kept (pruned), before the first kept event made after it.
+   */
+  resumeAfter(tenantId: string, id: string): Promise<string>
+  /** Up to `limit` committed events of these tenants after `position`, in feed order. */
+  after(tenantIds: readonly string[], position: string, limit: number): Promise<FeedEvent[]>
+  /**
+   * Calls `wake` whenever events may have committed: at once for this process's (committed()),
+   * soon for other processes' (PostgreSQL: LISTEN). The function returned stops it.
+   */
+  watch(wake: () => void): Promise<() => Promise<void>>
+  /** This process committed events: its own watchers are woken, and other processes told (PostgreSQL: a NOTIFY at most every 100 ms). */
+  committed(): void
+}
+
+/** An event as the feed reads it: where it stands, and its row (`payload`: the envelope's exact bytes). */
+export interface FeedEvent {
+  position: string
+  id: string
+  tenantId: string
+  name: string
+  payload: string
 }
 
 /** A database opened by openDatabase() (open.ts). */

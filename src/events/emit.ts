@@ -24,7 +24,13 @@ export async function emit<T>(scope: TxScope, ctx: TenantContext, event: EventNa
     ? `{"id":"${envelope.id}","event":"${event}","timestamp":"${envelope.timestamp}","tenant_id":"${ctx.tenantId}","data":${data.json}}`
     : JSON.stringify(envelope)
   const { webhookIds, jobs } = await ctx.engine.writeEvent(scope.tx, { id: envelope.id, tenantId: ctx.tenantId, name: event, at: envelope.timestamp, payload }, ctx.lease?.(ctx.tenantId))
-  if (webhookIds.length > 0) scope.afterCommit(() => ctx.notify(jobs ? { tenantId: ctx.tenantId, webhookIds, jobs } : { tenantId: ctx.tenantId, webhookIds }))
+  // Once committed: the delivery worker, when there are deliveries, and the event streams (engine/port.ts EventFeed).
+  scope.afterCommit(webhookIds.length > 0
+    ? () => {
+      ctx.notify(jobs ? { tenantId: ctx.tenantId, webhookIds, jobs } : { tenantId: ctx.tenantId, webhookIds })
+      ctx.engine.feed.committed()
+    }
+    : () => ctx.engine.feed.committed())
   return envelope
 }
 
@@ -40,6 +46,9 @@ export async function emitTest(scope: TxScope, ctx: TenantContext, webhookId: st
   await insertEvent(scope.tx, envelope.id, ctx.tenantId, event, JSON.stringify(envelope), envelope.timestamp)
   const id = newId('del')
   await insertDelivery(scope.tx, id, ctx.tenantId, webhookId, envelope.id, event, envelope.timestamp, null, null)
-  scope.afterCommit(() => ctx.notify({ tenantId: ctx.tenantId, webhookIds: [webhookId] }))
+  scope.afterCommit(() => {
+    ctx.notify({ tenantId: ctx.tenantId, webhookIds: [webhookId] })
+    ctx.engine.feed.committed()
+  })
   return id
 }

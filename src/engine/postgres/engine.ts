@@ -12,6 +12,7 @@ import { pgDeliveryStore } from './delivery-store.ts'
 import { dropQueue } from './drop-queue.ts'
 import { KeysWatch } from './keys-watch.ts'
 import { inspectPostgres, migratePostgres, migrationStatusPostgres } from './migrate.ts'
+import { pgEventFeed } from './event-feed.ts'
 import { writeEventPostgres } from './outbox.ts'
 import { openPostgres } from './pool.ts'
 import { serializableTx } from './transactions.ts'
@@ -50,7 +51,8 @@ export async function openPostgresDatabase(url: string, opts: OpenOptions): Prom
   const side = openPostgres(url, { max: 2, applicationName: 'travelops counters' })
   const delivery = openPostgres(url, { max: 4, applicationName: 'travelops delivery', options: DELIVERY_PLANNER })
   const keys = new KeysWatch(url)
-  const close = async () => void (await Promise.all([db.destroy(), health.pool.end(), side.pool.end(), delivery.db.destroy(), keys.close()]))
+  const feed = pgEventFeed(db, url)
+  const close = async () => void (await Promise.all([feed.close(), db.destroy(), health.pool.end(), side.pool.end(), delivery.db.destroy(), keys.close()]))
   const shown = redactUrl(url)
   try {
     let state
@@ -75,6 +77,7 @@ export async function openPostgresDatabase(url: string, opts: OpenOptions): Prom
     // In a statement of its own, committed at once (db/counters.ts).
     nextCounter: (_tx, tenantId, name) => nextCounter(side.db, tenantId, name),
     writeEvent: writeEventPostgres,
+    feed,
     deliveryStore: (policy) => pgDeliveryStore(delivery.db, url, policy),
     dropQueue: (tenantId, webhookId, stopped) => dropQueue(delivery.db, tenantId, webhookId, stopped),
     // One count: the server does the work, serve only waits for it.

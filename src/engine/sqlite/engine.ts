@@ -11,6 +11,7 @@ import { findUnstorableSqlite, snapshotSqlite } from './copy-hooks.ts'
 import { sqliteDeliveryStore } from './delivery-store.ts'
 import { dropQueue } from './drop-queue.ts'
 import { groupCommit } from './group-commit.ts'
+import { sqliteEventFeed } from './event-feed.ts'
 import { writeEventSqlite } from './outbox.ts'
 import { countQueued } from './queue-count.ts'
 
@@ -30,6 +31,7 @@ export function sqliteEngine(o: { db: Db; sqlite: SqliteDatabase; internals: DbI
     // Inside the caller's transaction: one writer, so the numbers have no gaps.
     nextCounter,
     writeEvent: writeEventSqlite,
+    feed: sqliteEventFeed(db),
     deliveryStore: (health) => sqliteDeliveryStore(db, health),
     dropQueue: (tenantId, webhookId, stopped) => dropQueue(db, tenantId, webhookId, stopped),
     countQueued: (slice) => countQueued(db, slice),
