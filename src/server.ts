@@ -17,6 +17,7 @@ import { startPruner } from './engine/retention.ts'
 import { randomUUID } from 'node:crypto'
 import { systemClock, type Clock } from './lib/clock.ts'
 import { createLogger, type Logger } from './lib/logger.ts'
+import { existingStreams } from './events/streams.ts'
 import { VERSION } from './version.ts'
 
 export interface RunningServer {
@@ -107,6 +108,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const stop = (graceMs = 10_000) => (stopping ??= (async () => {
     clearInterval(prune)
     endHousekeeping()
+    // Event streams never end by themselves: they end first, cleanly, so the server can close.
+    await existingStreams(engine)?.close()
     const wait = Math.max(0, graceMs - 2_000)
     const closed = new Promise<void>((resolve) => server.close(() => resolve()))
     server.closeIdleConnections()

@@ -1,6 +1,6 @@
 import type { BaseIssue } from 'valibot'
 import {
-  BadInputError, ConflictError, DomainError, ForbiddenError, InvalidError, NotFoundError, UnauthenticatedError, type ErrorDetail,
+  BadInputError, ConflictError, DomainError, ForbiddenError, InvalidError, NotFoundError, TooManyError, UnauthenticatedError, type ErrorDetail,
 } from '../lib/errors.ts'
 
 export type { ErrorDetail }
@@ -46,6 +46,7 @@ const _HTTP: readonly (readonly [kind: abstract new (...args: never[]) => Domain
 /** An expected failure as the API answers it: an ApiError as it is, a domain error mapped; undefined for anything else (a fault, a 500). */
 export function asApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err
+  if (err instanceof TooManyError) return new ApiError(429, 'rate_limited', err.message, undefined, { 'retry-after': String(err.retryAfterS) })
   if (err instanceof DomainError) for (const [kind, status, code] of _HTTP) if (err instanceof kind) return new ApiError(status, code, err.message, err.details)
   return undefined
 }

@@ -1,6 +1,7 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Metrics } from '../context.ts'
 import type { Engine } from '../engine/port.ts'
+import { existingStreams } from '../events/streams.ts'
 
 /**
  * `--metrics` (CONTRACT §13): Prometheus text at GET /metrics, names starting with
@@ -32,6 +33,11 @@ export async function createMetrics(engine: Engine, clock: { now(): Date }): Pro
   const queued: Gauge = new prom.Gauge({ name: 'travelops_deliveries_queued', help: 'Deliveries waiting for an attempt (due now or later)', registers: [registry] })
   const oldest: Gauge = new prom.Gauge({ name: 'travelops_oldest_due_delivery_age_seconds', help: 'How long the oldest due delivery has been waiting (0 when none)', registers: [registry] })
   const disabled: Gauge = new prom.Gauge({ name: 'travelops_webhooks_disabled', help: 'Subscriptions disabled by endpoint health (failing or gone)', registers: [registry] })
+  // This process's event streams (GET /v1/events/stream): their counts are kept by events/streams.ts.
+  const streams: Gauge = new prom.Gauge({ name: 'travelops_event_streams', help: 'Event streams open on this process', registers: [registry] })
+  const streamed: Counter = new prom.Counter({ name: 'travelops_event_stream_messages_total', help: 'Events written to event streams by this process', registers: [registry] })
+  const cut: Counter = new prom.Counter({ name: 'travelops_event_streams_cut_total', help: 'Event streams this process closed because their consumer read too slowly', registers: [registry] })
+  let counted = { sent: 0, cutSlow: 0 }
   return {
     request(method, route, status, seconds) {
       requests.inc({ method, route, status: String(status) })
@@ -50,6 +56,11 @@ export async function createMetrics(engine: Engine, clock: { now(): Date }): Pro
       queued.set(q)
       oldest.set(first !== null && first <= now ? (Date.parse(now) - Date.parse(first)) / 1000 : 0)
       disabled.set(Number(off?.n ?? 0))
+      const st = existingStreams(engine)?.stats() ?? { open: 0, sent: 0, cutSlow: 0 }
+      streams.set(st.open)
+      streamed.inc(Math.max(0, st.sent - counted.sent))
+      cut.inc(Math.max(0, st.cutSlow - counted.cutSlow))
+      counted = { sent: Math.max(counted.sent, st.sent), cutSlow: Math.max(counted.cutSlow, st.cutSlow) }
       return { body: await registry.metrics(), contentType: registry.contentType }
     },
   }

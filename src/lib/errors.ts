@@ -35,6 +35,16 @@ export class InvalidError extends DomainError {
 /** The request as a whole asks for something that cannot be answered (a range the wrong way round, too long). */
 export class BadInputError extends DomainError {}
 
+/** The caller holds as much of something as it may (event streams): it may try again after `retryAfterS`. */
+export class TooManyError extends DomainError {
+  readonly retryAfterS: number
+
+  constructor(message: string, retryAfterS: number) {
+    super(message)
+    this.retryAfterS = retryAfterS
+  }
+}
+
 /** The caller is known but may not do this. */
 export class ForbiddenError extends DomainError {}
 
