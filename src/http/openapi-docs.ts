@@ -1,5 +1,5 @@
 import type { RouteDef } from './define-route.ts'
-import { scopeName } from '../lib/scopes.ts'
+import { READ_ONLY_RESOURCES, scopeName } from '../lib/scopes.ts'
 
 /**
  * The prose of the OpenAPI document: tag descriptions, `info.license` (no `info.contact`),
@@ -45,8 +45,8 @@ export function operationDescription(route: RouteDef): string {
   else if (route.scope === 'operator') parts.push('Only for the operator\'s dashboard session (a link from `travelops dashboard link` without `--tenant`); an API key is refused with 403.')
   else {
     const { resource, action } = route.scope
-    const wider = action === 'read' ? `\`${resource}:write\`, ` : ''
-    parts.push(`Needs the scope \`${scopeName(route.scope)}\` (or ${wider}\`${resource}:*\`, \`*\`).`)
+    const wider = READ_ONLY_RESOURCES.includes(resource) ? '' : `${action === 'read' ? `\`${resource}:write\`, ` : ''}\`${resource}:*\`, `
+    parts.push(`Needs the scope \`${scopeName(route.scope)}\` (or ${wider}\`*\`).`)
   }
   if (route.list) {
     parts.push('Paginated: `limit` (1–100, default 20) and `cursor`; a page also ends before it would pass 4 MiB of JSON, and a filtered page that has looked at '
