@@ -20,7 +20,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Webhooks: 'Subscriptions to events, the delivery records with every attempt, test events and delivery statistics.',
   'API keys': 'API keys of the tenant: create (the secret is shown once), list, read, revoke.',
   Dashboard: 'The administration dashboard (served at /dashboard): one-time sign-in links, its session, and the operator\'s tenant endpoints.',
-  Events: 'What travelops sends to webhook receivers (the `webhooks` section of this document): one POST per event and subscription.',
+  Events: 'The tenant\'s events, read over the API (scope `events:read`) and sent to webhook receivers (the `webhooks` section of this document): one POST per event and subscription, with the envelope the API shows.',
 }
 
 /** No contact: the project has no support address to name, and a placeholder would mislead. */
