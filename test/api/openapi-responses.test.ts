@@ -182,6 +182,10 @@ describe('documented response schemas match real answers of every route', () => 
     assert.ok(stats.body.data.some((b: { attempts: number }) => b.attempts > 0))
     const received = await rx.waitFor(1)
     for (const r of received) check.component('Event', JSON.parse(r.body))
+    // The events API: every event sent above (each name), and the test event with `test: true`.
+    const events = (await read('/v1/events', '/v1/events?limit=100')).body.data as { event: string }[]
+    assert.deepEqual(new Set(events.map((e) => e.event)), new Set(EVENT_NAMES))
+    assert.equal((await read('/v1/events/:id', `/v1/events/${test.body.data.event_id}`)).body.data.test, true)
   })
 
   test('API keys: create (with its secret), list, read, revoke', async () => {
