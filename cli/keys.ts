@@ -17,7 +17,7 @@ export function keysCommand(): Command {
   dataCommand(cmd.command('create').description('create an API key; the full key is printed once and never again'))
     .requiredOption('--tenant <ten_id>', 'tenant the key belongs to (a unique prefix of the id is enough)')
     .option('--name <label>', 'a label to recognise the key by')
-    .option('--scopes <s1,s2>', 'comma-separated scopes, e.g. orders:read,webhooks:*', '*')
+    .option('--scopes <s1,s2>', 'comma-separated scopes, e.g. orders:read,webhooks:*,events:read', '*')
     .addOption(new Option('--rate-limit <n>', 'requests per hour (default: the server\'s --rate-limit)'))
     .option('--expires-in <duration>', 'lifetime <integer><s|m|h|d> from 1s to 3650d, such as 90d, 12h, 30m (default: never expires)')
     .addHelpText('after', '\nExamples:\n  $ travelops keys create --tenant ten_019ab3c4 --name website --scopes orders:*,webhooks:* --expires-in 365d\n  $ travelops keys create --tenant ten_019ab3c4 --scopes orders:read --rate-limit 100 --json')
@@ -26,7 +26,7 @@ export function keysCommand(): Command {
       const scopes = [...new Set(String(opts.scopes).split(',').map((s) => s.trim()).filter(Boolean))]
       const bad = scopes.filter((s) => !isValidScope(s))
       if (scopes.length === 0 || bad.length) {
-        throw new CliError(`invalid scope${bad.length > 1 ? 's' : ''} ${bad.join(', ') || '(none given)'}; use '*', '<resource>:read', '<resource>:write' or '<resource>:*'`, 2)
+        throw new CliError(`invalid scope${bad.length > 1 ? 's' : ''} ${bad.join(', ') || '(none given)'}; use '*', '<resource>:read', '<resource>:write' or '<resource>:*' (events: events:read only)`, 2)
       }
       let rateLimit: number | undefined
       if (opts.rateLimit !== undefined) {

@@ -14,6 +14,7 @@ import { supplierRoutes } from './modules/suppliers/index.ts'
 import { keyRoutes } from './modules/keys/index.ts'
 import { EventView, exampleData, webhookRoutes } from './modules/webhooks/index.ts'
 import { dashboardRoutes } from './modules/dashboard/index.ts'
+import { eventRoutes } from './modules/events/index.ts'
 
 /**
  * Every route of the API. A module adds its routes here and nowhere else; `withOpenApi`
@@ -33,6 +34,7 @@ export function allRoutes(_deps: AppDeps): RouteDef[] {
     ...inquiryRoutes,
     ...contentRoutes,
     ...webhookRoutes(() => all),
+    ...eventRoutes,
     ...dashboardRoutes,
   ], WEBHOOK_EVENTS)
   return all

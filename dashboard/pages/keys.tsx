@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { del, list, post } from '../api.ts'
 import type { ApiKey, CreatedApiKey } from '../types.ts'
-import { RESOURCES } from '../../src/lib/scopes.ts'
+import { READ_ONLY_RESOURCES, RESOURCES } from '../../src/lib/scopes.ts'
 import { Badge, Confirm, Empty, ErrorBox, Loading, PageHead, SecretOnce, Time, useAsync, useSubmit } from '../ui.tsx'
 
 const EXPIRIES = [['', 'Never'], ['30d', '30 days'], ['90d', '90 days'], ['365d', '1 year']] as const
@@ -106,7 +106,8 @@ function NewKey({ onDone }: { onDone: (k: CreatedApiKey | null) => void }) {
             {RESOURCES.map((r) => (
               <label key={r}>{r}
                 <select value={scopes[r] ?? ''} onChange={(e) => setScopes({ ...scopes, [r]: (e.target as HTMLSelectElement).value as '' | 'read' | 'write' })}>
-                  <option value="">No access</option><option value="read">Read</option><option value="write">Read and write</option>
+                  <option value="">No access</option><option value="read">Read</option>
+                  {READ_ONLY_RESOURCES.includes(r) ? null : <option value="write">Read and write</option>}
                 </select>
               </label>
             ))}

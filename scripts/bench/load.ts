@@ -58,7 +58,8 @@ async function main(): Promise<void> {
     ok, non2xx: rs.reduce((a, r) => a + r.non2xx, 0), errors: rs.reduce((a, r) => a + r.errors + r.timeouts, 0), seconds,
     reqPerS: rs.reduce((a, r) => a + r['2xx'] / r.duration, 0), p50Ms: Math.max(...rs.map((r) => r.latency.p50)), p99Ms: Math.max(...rs.map((r) => r.latency.p99)), statusCodes, clientCpuUs,
   }
-  send({ type: 'result', ...result })
+  // Then it ends: the IPC channel would keep it (and its ~50 MB) alive until the whole run ends.
+  process.send?.({ type: 'result', ...result }, () => process.disconnect?.())
 }
 
 main().catch((err: unknown) => {

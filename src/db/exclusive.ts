@@ -1,5 +1,6 @@
-import type { Db } from './connect.ts'
-import { internalsOf } from './connect.ts'
+import type { Db, DbInternals } from './connect.ts'
+import { internalsOf, internalsOfTx } from './connect.ts'
+import type { Tx } from './tx.ts'
 
 /** Synchronous access to the connection inside exclusive(): cached prepared statements, no kysely. */
 export interface SyncDb {
@@ -18,15 +19,30 @@ export interface SyncDb {
 export async function exclusive<T>(db: Db, fn: (q: SyncDb) => T, opts: { write?: boolean } = {}): Promise<T> {
   const x = internalsOf(db)
   if (!x) throw new Error('exclusive(): the database was not opened with openDb()')
-  const q: SyncDb = {
-    all: <R>(sql: string, ...params: unknown[]) => x.prepare(sql).all(...params) as R[],
-    get: <R>(sql: string, ...params: unknown[]) => x.prepare(sql).get(...params) as R | undefined,
-    run: (sql, ...params) => x.prepare(sql).run(...params),
-  }
+  const q = _syncDb(x)
   await x.lock()
   try {
     return opts.write ? x.sqlite.transaction(() => fn(q)).immediate() : fn(q)
   } finally {
     x.unlock()
+  }
+}
+
+/**
+ * The same synchronous access inside a transaction SQLite's withTx() opened (its connection is
+ * held for it): for code that runs in a request's transaction and in exclusive()'s alike (the
+ * SQLite outbox writer, engine/sqlite/outbox.ts). Throws for any other transaction.
+ */
+export function syncDbOfTx(tx: Tx): SyncDb {
+  const x = internalsOfTx(tx)
+  if (!x) throw new Error('syncDbOfTx(): not a transaction SQLite\'s withTx() opened')
+  return _syncDb(x)
+}
+
+function _syncDb(x: DbInternals): SyncDb {
+  return {
+    all: <R>(sql: string, ...params: unknown[]) => x.prepare(sql).all(...params) as R[],
+    get: <R>(sql: string, ...params: unknown[]) => x.prepare(sql).get(...params) as R | undefined,
+    run: (sql, ...params) => x.prepare(sql).run(...params),
   }
 }

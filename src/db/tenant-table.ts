@@ -48,14 +48,15 @@ export interface ListIndexes<T extends TenantTableName> {
 /**
  * The id `k` records below `after` among the tenant's rows of `table` that match `scope` (one
  * index range, id column only), or undefined when fewer than `k` are left: the floor of a
- * window of a filtered list (db/page-rows.ts).
+ * window of a filtered list (db/page-rows.ts). A list read oldest first (`order` 'asc': the
+ * events API) gets its mirror, the id `k` records above `after`: the window's ceiling.
  */
-export function windowFloor(db: Db | Tx, table: TenantTableName, tenantId: string, scope: Record<string, unknown> = {}): WindowFloor {
+export function windowFloor(db: Db | Tx, table: TenantTableName, tenantId: string, scope: Record<string, unknown> = {}, order: 'asc' | 'desc' = 'desc'): WindowFloor {
   return async (after, k) => {
     let q = (db as unknown as Kysely<any>).selectFrom(table).select('id').where('tenant_id', '=', tenantId)
     for (const [col, value] of Object.entries(scope)) q = q.where(col, '=', value)
-    if (after) q = q.where('id', '<', after)
-    const row = await q.orderBy('id', 'desc').limit(1).offset(k - 1).executeTakeFirst() as { id: string } | undefined
+    if (after) q = q.where('id', order === 'asc' ? '>' : '<', after)
+    const row = await q.orderBy('id', order).limit(1).offset(k - 1).executeTakeFirst() as { id: string } | undefined
     return row?.id
   }
 }

@@ -98,11 +98,16 @@ export interface Claim {
   exclude?: string[]
 }
 
-/** A subscription the store disabled while recording (endpoint health, CONTRACT §11). */
+/**
+ * A subscription the store disabled while recording (endpoint health, CONTRACT §11), and the
+ * `webhook.disabled` event it wrote in the same transaction (§15: webhook-disabled.ts, through
+ * the engine's outbox writer), whose deliveries the same cycle's claim finds due.
+ */
 export interface Disabled {
   webhook_id: string
   tenant_id: string
   reason: 'failing' | 'gone'
+  event_id: string
 }
 
 export interface CycleResult {
@@ -127,8 +132,9 @@ export class ClaimFailed extends Error {
  * the subscription's `failing_since`; a failure sets it if unset; a 410 answer disables the
  * subscription at once (`gone`), and a failure when `failing_since` is at least
  * `disableAfterMs` old disables it (`failing`; 0 = never). Disabling makes it inactive, sets
- * `disabled_at`/`disabled_reason` and drops the first DROP_BATCH of its queued work
- * (db/drop-queue.ts); the worker then drops the rest (DeliveryStore.dropQueue()). The verdict
+ * `disabled_at`/`disabled_reason`, drops the first DROP_BATCH of its queued work
+ * (db/drop-queue.ts) and writes the `webhook.disabled` event (webhook-disabled.ts), all in the
+ * recording transaction; the worker then drops the rest (DeliveryStore.dropQueue()). The verdict
  * itself is rules/health.ts endpointHealth().
  */
 export interface HealthPolicy {

@@ -1,4 +1,10 @@
-/** The 14 event names of CONTRACT §8, the only names a subscription may ask for. */
+import { WEBHOOK_DISABLED } from '../delivery/webhook-disabled.ts'
+
+/**
+ * The 15 event names of CONTRACT §8, the only names a subscription may ask for: the 14 the
+ * routes emit, and `webhook.disabled` (§15), which the delivery stores emit when endpoint health
+ * disables a subscription (delivery/webhook-disabled.ts).
+ */
 export const EVENT_NAMES = [
   'order.created',
   'order.updated',
@@ -14,6 +20,7 @@ export const EVENT_NAMES = [
   'product.created',
   'product.updated',
   'itinerary.created',
+  WEBHOOK_DISABLED,
 ] as const
 
 export type EventName = (typeof EVENT_NAMES)[number]

@@ -165,10 +165,15 @@ const _buildQuerySchema = (route: RouteDef) => {
   return v.strictObject(entries)
 }
 
-/** The id prefix of a list's records, read from its response schema's `id` (view-fields.ts id()): a cursor must name one. */
+/**
+ * The id prefix of a list's records, read from its response schema's `id` (view-fields.ts id()): a cursor must name one.
+ * A variant (events: a branch per resource) is read from its first branch.
+ */
 function _listPrefix(route: RouteDef): IdPrefix | undefined {
-  const schema = route.response as { pipe?: unknown[]; entries?: Record<string, v.GenericSchema> } | undefined
-  const entries = schema?.entries ?? (schema?.pipe?.[0] as { entries?: Record<string, v.GenericSchema> } | undefined)?.entries
+  type _Schema = { pipe?: unknown[]; entries?: Record<string, v.GenericSchema>; options?: _Schema[] }
+  const schema = route.response as _Schema | undefined
+  const object = (schema?.pipe?.[0] as _Schema | undefined) ?? schema
+  const entries = object?.entries ?? object?.options?.[0]?.entries
   const id = entries?.id
   if (!id) return undefined
   const matching = ID_PREFIXES.filter((p) => v.is(id, `${p}_01900000-0000-7000-8000-000000000000`))

@@ -1,5 +1,5 @@
 import type { RouteDef } from './define-route.ts'
-import { scopeName } from '../lib/scopes.ts'
+import { READ_ONLY_RESOURCES, scopeName } from '../lib/scopes.ts'
 
 /**
  * The prose of the OpenAPI document: tag descriptions, `info.license` (no `info.contact`),
@@ -20,7 +20,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Webhooks: 'Subscriptions to events, the delivery records with every attempt, test events and delivery statistics.',
   'API keys': 'API keys of the tenant: create (the secret is shown once), list, read, revoke.',
   Dashboard: 'The administration dashboard (served at /dashboard): one-time sign-in links, its session, and the operator\'s tenant endpoints.',
-  Events: 'What travelops sends to webhook receivers (the `webhooks` section of this document): one POST per event and subscription.',
+  Events: 'The tenant\'s events, read over the API (scope `events:read`) and sent to webhook receivers (the `webhooks` section of this document): one POST per event and subscription, with the envelope the API shows.',
 }
 
 /** No contact: the project has no support address to name, and a placeholder would mislead. */
@@ -45,8 +45,8 @@ export function operationDescription(route: RouteDef): string {
   else if (route.scope === 'operator') parts.push('Only for the operator\'s dashboard session (a link from `travelops dashboard link` without `--tenant`); an API key is refused with 403.')
   else {
     const { resource, action } = route.scope
-    const wider = action === 'read' ? `\`${resource}:write\`, ` : ''
-    parts.push(`Needs the scope \`${scopeName(route.scope)}\` (or ${wider}\`${resource}:*\`, \`*\`).`)
+    const wider = READ_ONLY_RESOURCES.includes(resource) ? '' : `${action === 'read' ? `\`${resource}:write\`, ` : ''}\`${resource}:*\`, `
+    parts.push(`Needs the scope \`${scopeName(route.scope)}\` (or ${wider}\`*\`).`)
   }
   if (route.list) {
     parts.push('Paginated: `limit` (1–100, default 20) and `cursor`; a page also ends before it would pass 4 MiB of JSON, and a filtered page that has looked at '

@@ -1,4 +1,5 @@
 import { EVENT_NAMES, type EventName } from '../events/catalog.ts'
+import { WEBHOOK_DISABLED } from '../delivery/webhook-disabled.ts'
 import { componentRef, type JsonObject } from './openapi-schema.ts'
 
 /**
@@ -34,12 +35,11 @@ const _EXAMPLE_EVENT = 'evt_00000000-0000-7000-8000-000000000000'
 const _EXAMPLE_AT = '2027-05-01T09:30:00.000Z'
 
 function _operation(event: EventName, exampleData: EventExample): JsonObject {
-  const resource = event.split('.')[0]!
   return {
     operationId: `${event.replace(/\.(\w)/, (_, c: string) => c.toUpperCase())}Event`,
     summary: `The \`${event}\` event`,
     description: `Sent to every active subscription whose \`events\` include \`${event}\` or \`*\`: a POST of the event to the subscription's URL, `
-      + `with its custom headers, redirects not followed. \`data\` is the ${resource} exactly as GET returned it after the change. `
+      + `with its custom headers, redirects not followed. ${_data(event)} `
       + 'Verify `X-Webhook-Signature` (or the Standard Webhooks headers) over the exact body bytes before trusting it. '
       + 'A test event (POST /v1/webhooks/{id}/test) has the same shape, with `"test": true` and an example record as `data`.',
     tags: ['Events'],
@@ -61,6 +61,16 @@ function _operation(event: EventName, exampleData: EventExample): JsonObject {
       default: { description: 'Any other answer, a timeout or a connection error is a failed attempt, retried per §7 (`Retry-After` on 503 also pushes the next attempt back)' },
     },
   }
+}
+
+/** What an event's `data` is. */
+function _data(event: EventName): string {
+  if (event === WEBHOOK_DISABLED) {
+    return 'Sent when endpoint health disables another subscription of the tenant (its receiver answered `410 Gone`, or every attempt failed for --disable-after), '
+      + 'never for a PATCH that sets `active: false`; the disabled subscription itself gets none. '
+      + '`data` is that subscription exactly as GET /v1/webhooks/{id} returned it after the change: `active: false`, with `disabled_at` and `disabled_reason`.'
+  }
+  return `\`data\` is the ${event.split('.')[0]!} exactly as GET returned it after the change.`
 }
 
 function _header(name: string, description: string, schema: JsonObject): JsonObject {

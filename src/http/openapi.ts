@@ -40,7 +40,7 @@ export function buildOpenApi(routes: readonly RouteDef[], version: string, event
   const components = sharedComponents(toComponentSchemas(named))
   if (events) {
     components.parameters = { ...(components.parameters as JsonObject), ...DELIVERY_HEADERS }
-    tags.push('Events')
+    if (!tags.includes('Events')) tags.push('Events')
   }
   return {
     openapi: '3.1.1',

@@ -1,19 +1,29 @@
-/** Resources a scope can name (CONTRACT §5, and `keys` of §12). Deliveries belong to `webhooks`. */
+/** Resources a scope can name (CONTRACT §5, `keys` of §12, `events` of §15). Deliveries belong to `webhooks`. */
 export const RESOURCES = [
-  'orders', 'customers', 'products', 'itineraries', 'invoices', 'payments', 'suppliers', 'content', 'inquiries', 'webhooks', 'keys',
+  'orders', 'customers', 'products', 'itineraries', 'invoices', 'payments', 'suppliers', 'content', 'inquiries', 'webhooks', 'keys', 'events',
 ] as const
 export type Resource = (typeof RESOURCES)[number]
 export type Action = 'read' | 'write'
+
+/**
+ * Resources that are only ever read (CONTRACT §15: `events:read`): their one scope is
+ * `<resource>:read`; `:write` and `:*` would name nothing and are refused like an unknown scope.
+ */
+export const READ_ONLY_RESOURCES: readonly Resource[] = ['events']
+
+/** The widest scope of one resource: `<resource>:*`, or `<resource>:read` for a read-only one. */
+export const wholeScope = (r: Resource): string => (READ_ONLY_RESOURCES.includes(r) ? `${r}:read` : `${r}:*`)
+
+/** Every scope a key may hold: `*`, then each resource's `read`, `write` and `*` (only `read` for a read-only one). */
+export const SCOPES: readonly string[] = ['*', ...RESOURCES.flatMap((r) => READ_ONLY_RESOURCES.includes(r) ? [`${r}:read`] : [`${r}:read`, `${r}:write`, `${r}:*`])]
 
 export interface RequiredScope {
   resource: Resource
   action: Action
 }
 
-const SCOPE = new RegExp(`^(\\*|(${RESOURCES.join('|')}):(read|write|\\*))$`)
-
 export function isValidScope(scope: string): boolean {
-  return SCOPE.test(scope)
+  return SCOPES.includes(scope)
 }
 
 /** `write` includes `read`; `<resource>:*` is both; `*` is everything. */

@@ -20,6 +20,7 @@ const LISTS: Record<string, [string, string]> = {
   '/v1/content/:entity': ['/v1/content/destinations', 'cnt'],
   '/v1/webhooks': ['/v1/webhooks', 'wh'],
   '/v1/webhooks/deliveries': ['/v1/webhooks/deliveries', 'del'],
+  '/v1/events': ['/v1/events', 'evt'],
   '/v1/admin/tenants': ['/v1/admin/tenants', 'ten'],
 }
 

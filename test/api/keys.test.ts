@@ -55,6 +55,24 @@ describe('/v1/keys', () => {
     assert.equal((await t.request('GET', '/v1/keys', { key: noKeys.key })).status, 403)
   })
 
+  test('events:read is a scope (CONTRACT §15); events:write and events:* name nothing (422); minting it needs it', async () => {
+    const r = await t.request('POST', '/v1/keys', { body: { scopes: ['events:read', 'orders:read'] } })
+    assert.equal(r.status, 201, r.text)
+    assert.deepEqual(r.body.data.scopes, ['events:read', 'orders:read'])
+    for (const scope of ['events:write', 'events:*']) {
+      const bad = await t.request('POST', '/v1/keys', { body: { scopes: [scope] } })
+      assert.equal(bad.status, 422, scope)
+      assert.equal(bad.body.error.details[0].path, 'scopes[0]')
+      assert.match(bad.body.error.details[0].message, /events:read only/)
+    }
+    const noEvents = await t.newKey({ scopes: ['orders:*', 'keys:*'] })
+    const denied = await t.request('POST', '/v1/keys', { key: noEvents.key, body: { scopes: ['events:read'] } })
+    assert.equal(denied.status, 403)
+    assert.match(denied.body.error.message, /events:read/)
+    const events = await t.newKey({ scopes: ['events:read', 'keys:write'] })
+    assert.equal((await t.request('POST', '/v1/keys', { key: events.key, body: { scopes: ['events:read'] } })).status, 201)
+  })
+
   test('revoking answers the key with revoked_at; the next request with it is a 401 — the calling key too', async () => {
     const k = (await t.request('POST', '/v1/keys', { body: {} })).body.data
     assert.equal((await t.request('GET', '/v1/orders', { key: k.key })).status, 200)

@@ -52,6 +52,7 @@ describe('requests generated from the OpenAPI document', () => {
     const test = await t.request('POST', `/v1/webhooks/${wh}/test`, { body: {} })
     assert.equal(test.status, 202, test.text)
     ids.dlv = [test.body.data.id ?? test.body.data.delivery_id]
+    ids.evt = [test.body.data.event_id]
   })
   after(async () => {
     console.log(`openapi-driven: ${sent} requests sent (seed ${SEED})`)
@@ -196,7 +197,7 @@ function _path(path: string, ids: Record<string, string[]>): string {
 
 const _PREFIX: Record<string, string> = {
   keys: 'key', orders: 'ord', customers: 'cus', products: 'prd', itineraries: 'itn', invoices: 'inv', payments: 'pay',
-  suppliers: 'sup', inquiries: 'inq', content: 'cnt', webhooks: 'wh',
+  suppliers: 'sup', inquiries: 'inq', content: 'cnt', webhooks: 'wh', events: 'evt',
 }
 
 /** A query value is text: a mutation that does not survive String() says nothing about the server. */

@@ -44,7 +44,8 @@ describe('documented response schemas match real answers of every route', () => 
   const read = (path: string, url: string) => call('GET', path, url)
 
   before(async () => {
-    rx = await startReceiver({ respond: () => ({ status: 200, body: '{"ok":true}' }) })
+    // `/gone` answers 410: endpoint health disables that subscription, and the `*` one gets webhook.disabled.
+    rx = await startReceiver({ respond: (req) => (req.url.startsWith('/gone') ? { status: 410 } : { status: 200, body: '{"ok":true}' }) })
     app = await startTestApp({ allowPrivateTargets: true, rateLimit: 100_000 })
     t = await app.tenant()
     routes = app.server.routes
@@ -89,6 +90,7 @@ describe('documented response schemas match real answers of every route', () => 
     rx.requests.length = 0
     ids.wh = (await create('/v1/webhooks', { url: `${rx.url}/hook`, events: ['*'], secret: 'a-long-random-secret', headers: { 'X-Env': 'test' } })).id
     ids.whDead = (await create('/v1/webhooks', { url: 'http://127.0.0.1:9/dead', events: ['order.created'], secret: 'a-long-random-secret' })).id
+    ids.whGone = (await create('/v1/webhooks', { url: `${rx.url}/gone`, events: ['order.created'], secret: 'a-long-random-secret' })).id
     ids.cus = (await create('/v1/customers', { firstName: 'Ada', lastName: 'Lovelace', email: 'Ada@Example.com', phone: '+47 555 0100', address, notes: 'VIP', metadata })).id
     ids.cusMin = (await create('/v1/customers', { firstName: 'Bob', lastName: 'Smith', email: 'bob@example.com' })).id
     ids.prd = (await create('/v1/products', {
@@ -159,6 +161,8 @@ describe('documented response schemas match real answers of every route', () => 
     const page = await read('/v1/webhooks/deliveries', '/v1/webhooks/deliveries?limit=100')
     const deliveries: any[] = page.body.data
     assert.deepEqual(new Set(deliveries.map((d) => d.event)), new Set(EVENT_NAMES), 'every event name was sent, so every payload branch is checked')
+    // The subscription that was answered 410, disabled: the other side of its nullable fields.
+    assert.equal((await read('/v1/webhooks/:id', `/v1/webhooks/${ids.whGone}`)).body.data.disabled_reason, 'gone')
     const delivered = deliveries.find((d) => d.status === 'delivered')
     const failed = deliveries.find((d) => d.status === 'failed')
     assert.ok(delivered && failed, 'one delivered and one failed record')
@@ -178,6 +182,10 @@ describe('documented response schemas match real answers of every route', () => 
     assert.ok(stats.body.data.some((b: { attempts: number }) => b.attempts > 0))
     const received = await rx.waitFor(1)
     for (const r of received) check.component('Event', JSON.parse(r.body))
+    // The events API: every event sent above (each name), and the test event with `test: true`.
+    const events = (await read('/v1/events', '/v1/events?limit=100')).body.data as { event: string }[]
+    assert.deepEqual(new Set(events.map((e) => e.event)), new Set(EVENT_NAMES))
+    assert.equal((await read('/v1/events/:id', `/v1/events/${test.body.data.event_id}`)).body.data.test, true)
   })
 
   test('API keys: create (with its secret), list, read, revoke', async () => {

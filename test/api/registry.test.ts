@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
-import { RESOURCES } from '../../src/lib/scopes.ts'
+import { RESOURCES, wholeScope } from '../../src/lib/scopes.ts'
 import type { RouteDef } from '../../src/http/define-route.ts'
 import { newId } from '../../src/lib/ids.ts'
 
@@ -45,14 +45,14 @@ describe('every /v1 route is guarded by the central authentication and scope che
       assert.equal(bogus.status, 401, `${route.method} ${url} with unknown key`)
       if (scope === 'all' || scope === 'session' || scope === 'operator') {
         // '*' itself: every resource's `:*` is not enough. A dashboard session's routes: no key is enough.
-        const k = await tenant.newKey({ scopes: scope === 'all' ? RESOURCES.map((r) => `${r}:*`) : ['*'] })
+        const k = await tenant.newKey({ scopes: scope === 'all' ? RESOURCES.map(wholeScope) : ['*'] })
         const denied = await app.request(route.method, url, { key: k.key, body })
         assert.equal(denied.status, 403, `${route.method} ${url} with ${scope === 'all' ? 'every resource but not *' : 'a * key'}`)
         assert.match(denied.body.error.message, scope === 'all' ? /'\*'/ : /dashboard session/)
         continue
       }
       // A key with every scope except the one this route needs (same resource's read for writes).
-      const others = RESOURCES.filter((r) => r !== scope.resource).map((r) => `${r}:*`)
+      const others = RESOURCES.filter((r) => r !== scope.resource).map(wholeScope)
       if (scope.action === 'write') others.push(`${scope.resource}:read`)
       const k = await tenant.newKey({ scopes: others })
       const denied = await app.request(route.method, url, { key: k.key, body })

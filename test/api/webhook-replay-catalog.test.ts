@@ -67,20 +67,28 @@ describe('GET /v1/webhooks/event-types', () => {
   })
   after(() => app.close())
 
-  test('the 14 events in the contract\'s order, each with what sends it and an example body of the caller\'s tenant', async () => {
+  test('every event in the contract\'s order, each with what sends it and an example body of the caller\'s tenant', async () => {
     const r = await t.request('GET', '/v1/webhooks/event-types')
     assert.equal(r.status, 200)
-    const types = r.body.data as { name: string; description: string; emitted_by: string[]; example: { event: string; tenant_id: string; data: { id: string } } }[]
+    const types = r.body.data as { name: string; description: string; emitted_by: string[]; example: { event: string; timestamp: string; tenant_id: string; data: { id: string } } }[]
     assert.deepEqual(types.map((e) => e.name), [...EVENT_NAMES])
     for (const e of types) {
       assert.ok(e.description.length > 10, e.name)
-      assert.ok(e.emitted_by.length >= 1, `${e.name} is emitted by some route`)
+      // webhook.disabled comes from the delivery engine (endpoint health), after no request.
+      if (e.name === 'webhook.disabled') assert.deepEqual(e.emitted_by, [], e.name)
+      else assert.ok(e.emitted_by.length >= 1, `${e.name} is emitted by some route`)
       for (const route of e.emitted_by) assert.match(route, /^(POST|PATCH) \/v1\//)
       assert.equal(e.example.event, e.name)
       assert.equal(e.example.tenant_id, t.id)
       assert.match(e.example.data.id, /^[a-z]+_0{8}-/)
     }
     assert.ok(types.find((e) => e.name === 'order.created')!.emitted_by.includes('POST /v1/orders'))
+    assert.equal(types.at(-1)!.name, 'webhook.disabled')
+    const disabled = types.at(-1)!.example.data as unknown as { id: string; active: boolean; disabled_reason: string | null; disabled_at: string | null }
+    assert.equal(disabled.active, false)
+    assert.equal(disabled.disabled_reason, 'gone')
+    assert.equal(disabled.disabled_at, types.at(-1)!.example.timestamp, 'disabled when the event happened')
+    assert.match(disabled.id, /^wh_/)
     const narrow = await t.newKey({ scopes: ['orders:*'] })
     assert.equal((await app.request('GET', '/v1/webhooks/event-types', { key: narrow.key })).status, 403)
   })

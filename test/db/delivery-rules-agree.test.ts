@@ -11,6 +11,7 @@ import { READY_CAP, type Claim, type DeliveryStore, type Disabled, type Job, typ
 import { attemptTrigger, isDelivered } from '../../src/delivery/rules/attempt.ts'
 import { endpointHealth, type DisabledReason } from '../../src/delivery/rules/health.ts'
 import { receives } from '../../src/delivery/rules/fan-out.ts'
+import { WEBHOOK_DISABLED } from '../../src/delivery/webhook-disabled.ts'
 import { afterAttempt, claimedBy, dropQueued, isClaimable, queuedSummary, type QueueState } from '../../src/delivery/rules/queue-state.ts'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
 import { withTx } from '../../src/engine/tx.ts'
@@ -29,7 +30,10 @@ import { insertWebhook } from '../helpers/store.ts'
 // random batches, then a claim of what is due, and every row compared with what afterAttempt(),
 // dropQueued(), endpointHealth(), statsDeltas(), queuedSummary(), isClaimable() and claimedBy() say. Fan-out likewise: SQLite's path filters with
 // receives() itself, PostgreSQL's matches in its one statement (jsonb `?`), and both are checked
-// against receives() on random subscriptions. Both engines in one file, the engine in each test's
+// against receives() on random subscriptions. A disabling also writes `webhook.disabled` (CONTRACT
+// §15) through the outbox writer: the model gives each of the scenario's other subscriptions that
+// receives() it a fresh pending delivery, due at the disabling attempt's time, which the queue
+// read and the claim then see like any other. Both engines in one file, the engine in each test's
 // name; PostgreSQL is TRAVELOPS_TEST_PG_URL's server (npm test starts one).
 
 const MIN = 60_000
@@ -226,12 +230,22 @@ for (const engine of ENGINES) {
       for (const cycle of cycles) disabledByStore.push((await store.cycle(cycle)).disabled)
       const claimedByStore = (await store.cycle([], claim)).jobs.map((j) => j.id)
 
+      // The model names a webhook.disabled delivery `wd:<disabled>:<receiver>`; the store's are found by their event.
+      const disabledBy = new Map(disabledByStore.flat().map((d) => [d.event_id, d.webhook_id]))
+      const announced = disabledBy.size === 0 ? [] : await opened.db.selectFrom('deliveries').select(['id', 'event_id', 'webhook_id', ...QUEUE_COLUMNS])
+        .where('event_id', 'in', [...disabledBy.keys()]).where('webhook_id', 'in', webhookIds).execute()
+      const stored = new Map(announced.map(({ event_id, ...r }) => [`wd:${disabledBy.get(event_id)}:${r.webhook_id}`, r.id]))
+      const named = (id: string) => stored.get(id) ?? id
+
       assert.deepEqual(_sort(read.map((q) => ({ ...q, ready: Number(q.ready) })), (q) => q.webhook_id), _sort(rules.queued, (q) => q.webhook_id), 'the queue read')
-      assert.deepEqual(_sort(claimedByStore, (id) => id), _sort(rules.claimed, (id) => id), 'deliveries claimed')
-      assert.deepEqual(disabledByStore.map((d) => _sort(d, (x) => x.webhook_id)), rules.disabled.map((d) => _sort(d, (x) => x.webhook_id)), 'subscriptions disabled, cycle by cycle')
-      const stored = await opened.db.selectFrom('deliveries').select(['id', 'webhook_id', ...QUEUE_COLUMNS]).where('event_id', '=', eventId).execute()
-      assert.deepEqual(_sort(stored, (r) => r.id).map((r) => ({ ...r, attempts: Number(r.attempts), retries: Number(r.retries), manual: Number(r.manual), response_code: r.response_code === null ? null : Number(r.response_code) })),
-        _sort([...rows].map(([id, r]) => _pick({ id, ...r })), (r) => r.id as string), 'deliveries')
+      assert.deepEqual(_sort(claimedByStore, (id) => id), _sort(rules.claimed.map(named), (id) => id), 'deliveries claimed')
+      assert.deepEqual(disabledByStore.map((d) => _sort(d.map(({ event_id, ...x }) => x), (x) => x.webhook_id)), rules.disabled.map((d) => _sort(d, (x) => x.webhook_id)), 'subscriptions disabled, cycle by cycle')
+      const modelRows = (webhookDisabled: boolean) => _sort([...rows].filter(([id]) => id.startsWith('wd:') === webhookDisabled).map(([id, r]) => _pick({ id: named(id), ...r })), (r) => r.id as string)
+      const numbers = <R extends { attempts: number; retries: number; manual: number; response_code: number | null }>(r: R) =>
+        ({ ...r, attempts: Number(r.attempts), retries: Number(r.retries), manual: Number(r.manual), response_code: r.response_code === null ? null : Number(r.response_code) })
+      const recordedRows = await opened.db.selectFrom('deliveries').select(['id', 'webhook_id', ...QUEUE_COLUMNS]).where('event_id', '=', eventId).execute()
+      assert.deepEqual(_sort(recordedRows, (r) => r.id).map(numbers), modelRows(false), 'deliveries')
+      assert.deepEqual(_sort(announced.map(({ event_id, ...r }) => r), (r) => r.id).map(numbers), modelRows(true), 'webhook.disabled deliveries')
       const storedWebhooks = await opened.db.selectFrom('webhooks').select(['id', 'active', 'failing_since', 'disabled_at', 'disabled_reason']).where('id', 'in', webhookIds).execute()
       assert.deepEqual(_sort(storedWebhooks, (w) => w.id).map((w) => ({ ...w, active: Number(w.active) })),
         _sort([...webhooks], ([id]) => id).map(([id, h]) => ({ id, active: h.active ? 1 : 0, failing_since: h.failingSince, disabled_at: h.disabledAt, disabled_reason: h.disabledReason })), 'subscriptions')
@@ -243,6 +257,8 @@ for (const engine of ENGINES) {
       const statKey = (r: readonly unknown[]) => JSON.stringify(r.slice(0, 4))
       assert.deepEqual(_sort(stats.map((r) => [r.tenant_id, r.hour, r.webhook_id, Number(r.duration_ms), Number(r.n), Number(r.ok)]), statKey),
         _sort(statsDeltas(rules.recorded), statKey), 'attempt_stats')
+      // Out of the later scenarios' fan-outs (same tenant): their disablings write to active subscriptions only.
+      await opened.db.updateTable('webhooks').set({ active: 0 }).where('id', 'in', webhookIds).execute()
     }
   })
 }
@@ -258,9 +274,9 @@ type Rows = Map<string, QueueState & { webhook_id: string }>
 function _byTheRules(rows: Rows, webhooks: Map<string, WebhookModel>, cycles: Outcome[][], claim: Claim, tenantOf: (webhookId: string) => string) {
   const attempts: { delivery_id: string; [column: string]: unknown }[] = []
   const recorded: Outcome[] = []
-  const disabled: Disabled[][] = []
+  const disabled: Omit<Disabled, 'event_id'>[][] = []
   for (const cycle of cycles) {
-    const now: Disabled[] = []
+    const now: Omit<Disabled, 'event_id'>[] = []
     for (const o of cycle) {
       const row = rows.get(o.job.id)
       if (!row) continue
@@ -274,6 +290,14 @@ function _byTheRules(rows: Rows, webhooks: Map<string, WebhookModel>, cycles: Ou
         Object.assign(webhook, { active: false, disabledAt: o.at, disabledReason: v.disable })
         now.push({ webhook_id: row.webhook_id, tenant_id: o.job.tenant_id, reason: v.disable })
         for (const [id, other] of rows) if (other.webhook_id === row.webhook_id) rows.set(id, { ...dropQueued(other), webhook_id: other.webhook_id })
+        // webhook.disabled: one pending delivery, due now, to each other subscription that receives() it (every one here asks for `*`).
+        for (const [id, h] of webhooks) {
+          if (!receives({ active: h.active ? 1 : 0, deleted_at: null, events: '["*"]' }, WEBHOOK_DISABLED)) continue
+          rows.set(`wd:${row.webhook_id}:${id}`, {
+            status: 'pending', attempts: 0, retries: 0, manual: 0, next_retry_at: null, due_at: o.at, delivered_at: null, response_code: null,
+            last_attempt_at: null, locked_by: null, locked_until: null, webhook_id: id,
+          })
+        }
       }
     }
     disabled.push(now)

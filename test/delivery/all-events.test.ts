@@ -3,23 +3,27 @@ import { createHmac } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { orderBody, startTestApp, type TestApp, type TestTenant } from '../helpers/app.ts'
 import { invoiceBody, itineraryBody, paymentBody } from '../helpers/billing.ts'
+import { until } from '../helpers/cli.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 import { EVENT_NAMES } from '../../src/events/catalog.ts'
 
 const SECRET = 'every-event-secret-1234'
 
-describe('each of the 14 events reaches a receiver subscribed with "*"', () => {
+describe('each of the events reaches a receiver subscribed with "*"', () => {
   let app: TestApp
   let t: TestTenant
   let rx: Receiver
+  let gone: Receiver
   before(async () => {
     app = await startTestApp({ allowPrivateTargets: true, retryBaseMs: 20 })
     t = await app.tenant()
     rx = await startReceiver()
+    gone = await startReceiver({ respond: [410] })
   })
   after(async () => {
     await app.close()
     await rx.close()
+    await gone.close()
   })
 
   test('every event, signed, with data equal to what GET returns after the change', async () => {
@@ -53,7 +57,12 @@ describe('each of the 14 events reaches a receiver subscribed with "*"', () => {
     const order = await stepAndSnap('POST', '/v1/orders', orderBody({ customerId: customer.id }), ['order.created'], (d) => `/v1/orders/${d.id}`)
     await stepAndSnap('PATCH', `/v1/orders/${order.id}`, { notes: 'vegetarian' }, ['order.updated'], (d) => `/v1/orders/${d.id}`)
     await stepAndSnap('POST', `/v1/orders/${order.id}/confirm`, undefined, ['order.confirmed', 'order.updated'], (d) => `/v1/orders/${d.id}`)
+    // A subscription whose receiver answers 410 to the itinerary: endpoint health disables it, and "*" gets webhook.disabled.
+    const disabled = await ok('POST', '/v1/webhooks', { url: gone.url, events: ['itinerary.created'], secret: SECRET })
     await stepAndSnap('POST', '/v1/itineraries', itineraryBody({ orderId: order.id }), ['itinerary.created'], (d) => `/v1/itineraries/${d.id}`)
+    await until('the 410 subscription disabled', async () => (await ok('GET', `/v1/webhooks/${disabled.id}`)).active === false)
+    expected.push({ event: 'webhook.disabled', get: `/v1/webhooks/${disabled.id}` })
+    await snapshot(1)
     const invoice = await stepAndSnap('POST', '/v1/invoices', invoiceBody({ orderId: order.id }), ['invoice.created'], (d) => `/v1/invoices/${d.id}`)
     const payment = await step('POST', '/v1/payments', paymentBody({ amount: 299, invoiceId: invoice.id }), ['payment.received', 'invoice.paid'],
       (d) => `/v1/payments/${d.id}`)
@@ -68,7 +77,7 @@ describe('each of the 14 events reaches a receiver subscribed with "*"', () => {
       assert.equal(r.headers['x-webhook-signature'], createHmac('sha256', SECRET).update(r.body).digest('hex'))
       return JSON.parse(r.body)
     })
-    assert.deepEqual(new Set(bodies.map((b) => b.event)), new Set(EVENT_NAMES), 'all 14 event names arrived')
+    assert.deepEqual(new Set(bodies.map((b) => b.event)), new Set(EVENT_NAMES), `all ${EVENT_NAMES.length} event names arrived`)
     assert.equal(bodies.length, expected.length, 'nothing extra')
     assert.deepEqual(bodies.map((b) => b.event).sort(), expected.map((e) => e.event).sort(), 'exactly the expected events')
     for (const b of bodies) {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { OpenDb } from '../../src/engine/port.ts'
-import type { DeliveryStore, Job, Outcome } from '../../src/delivery/port.ts'
+import type { Claim, DeliveryStore, Job, Outcome } from '../../src/delivery/port.ts'
 import { queryRows } from '../helpers/engine.ts'
 import type { TestApp } from '../helpers/app.ts'
-import { claimedJobs, storeUnderTest } from '../helpers/store.ts'
+import { claimedJobs, insertWebhook, storeUnderTest } from '../helpers/store.ts'
 
 const OWNER = 'store-health-test'
 
@@ -52,5 +52,20 @@ describe('delivery store: outcomes recorded after a subscription was disabled', 
     assert.deepEqual(await queued(a.webhook_id), [])
     const [row] = await queryRows<{ status: string }>(app.dbFile, 'SELECT status FROM deliveries WHERE id = ?', c.id)
     assert.equal(row?.status, 'delivered', 'a success is still recorded as one')
+  })
+
+  test('a disabling writes webhook.disabled in its transaction, and the claim of the same cycle takes its delivery', async () => {
+    const [a] = await claimed(1) as [Job]
+    const told = await insertWebhook(opened.db, tenantId, { events: '["webhook.disabled"]' })
+    const claim: Claim = {
+      now: new Date(Date.now() + 1000).toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString(), owner: OWNER,
+      plan: (queued) => queued.filter((q) => q.webhook_id === told).map((q) => ({ webhook_id: q.webhook_id, limit: 8 })),
+    }
+    const { disabled, jobs } = await store.cycle([failed(a, 410)], claim)
+    assert.deepEqual(disabled.map((d) => [d.webhook_id, d.reason]), [[a.webhook_id, 'gone']])
+    assert.deepEqual(jobs.map((j) => [j.webhook_id, j.event, j.event_id]), [[told, 'webhook.disabled', disabled[0]!.event_id]])
+    const event = JSON.parse(jobs[0]!.payload)
+    assert.deepEqual([event.event, event.tenant_id, event.data.id, event.data.active, event.data.disabled_reason], ['webhook.disabled', tenantId, a.webhook_id, false, 'gone'])
+    assert.equal(event.timestamp, event.data.disabled_at)
   })
 })

@@ -80,6 +80,26 @@ describe('test events', () => {
     assert.equal((await t.request('POST', `/v1/webhooks/${id}/test`, { body: {}, key: readOnly.key })).status, 403)
   })
 
+  test('webhook.disabled too: its example is a subscription disabled as gone', async () => {
+    const rx2 = await startReceiver()
+    try {
+      const id = await webhook(rx2.url, ['webhook.disabled'])
+      const r = await t.request('POST', `/v1/webhooks/${id}/test`, { body: {} })
+      assert.equal(r.status, 202)
+      assert.equal(r.body.data.event, 'webhook.disabled')
+      const [got] = await rx2.waitFor(1)
+      const body = JSON.parse(got!.body)
+      assert.equal(body.test, true)
+      assert.equal(body.event, 'webhook.disabled')
+      assert.equal(body.data.active, false)
+      assert.equal(body.data.disabled_reason, 'gone')
+      assert.match(body.data.id, /^wh_0{8}-/)
+      assert.equal(v.safeParse(EventView, body).success, true)
+    } finally {
+      await rx2.close()
+    }
+  })
+
   test('every event has an example record with exactly the shape of a real one', () => {
     for (const event of EVENT_NAMES) {
       const body = { id: 'evt_00000000-0000-7000-8000-000000000000', event, timestamp: '2026-11-24T12:00:00.000Z', tenant_id: 'ten_00000000-0000-7000-8000-000000000000', test: true, data: exampleData(event, 'ten_00000000-0000-7000-8000-000000000000', '2026-11-24T12:00:00.000Z') }

@@ -112,6 +112,7 @@ describe('parseJson', () => {
     const ours: Record<string, string[]> = {
       'delivery/stored-headers.ts': ['JSON.parse(text)'], // a subscription's stored headers: names are HTTP tokens (no backslash, no quote)
       'delivery/rules/fan-out.ts': ['JSON.parse(events)'], // an array of event names
+      'delivery/webhook-json.ts': ['JSON.parse(row.events)', 'JSON.parse(row.headers)'], // event names; header names are HTTP tokens
       'auth.ts': ['JSON.parse(row.scopes)'],
       'lib/json.ts': ['JSON.parse(text)', 'JSON.parse(text)', 'JSON.parse(text.slice(spans[i], spans[i + 1]))', 'JSON.parse(renamed + text.slice(from))'],
       'modules/invoices/view.ts': ['JSON.parse(row.lines)', 'JSON.parse(row.lines)'],
@@ -120,7 +121,6 @@ describe('parseJson', () => {
       'modules/keys/service.ts': ['JSON.parse(row.scopes)'],
       'modules/orders/service.ts': ['JSON.parse(row.items)', 'JSON.parse(text)', 'JSON.parse(json)', 'JSON.parse(row.items)', 'JSON.parse(row.items)'], // stored items: keys are ours
       'modules/webhooks/deliveries.ts': ['JSON.parse(webhook.events)'],
-      'modules/webhooks/service.ts': ['JSON.parse(row.events)', 'JSON.parse(row.headers)'],
     }
     const root = new URL('../../src/', import.meta.url)
     const found: Record<string, string[]> = {}

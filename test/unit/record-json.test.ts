@@ -12,7 +12,7 @@ import { itineraryJson, toItinerary } from '../../src/modules/itineraries/servic
 import { paymentJson, toPayment } from '../../src/modules/payments/service.ts'
 import { productJson, toProduct } from '../../src/modules/products/service.ts'
 import { supplierJson, toSupplier } from '../../src/modules/suppliers/service.ts'
-import { toWebhook, webhookJson } from '../../src/modules/webhooks/service.ts'
+import { toWebhook, webhookJson } from '../../src/delivery/webhook-json.ts'
 import { deliveryDetailJson, deliveryJson, toDelivery, toDeliveryWithAttempts } from '../../src/modules/webhooks/deliveries.ts'
 import type { DeliveryWithPayload } from '../../src/modules/webhooks/repo.ts'
 

@@ -47,6 +47,7 @@ test('architecture: modules reach tenant tables only through tenantTable (the li
     'webhooks/repo.ts': 'delivery queries join events; each starts from deliveries.tenant_id',
     'webhooks/operator.ts': 'the operator CLI spans tenants on purpose',
     'orders/repo.ts': 'the benchmarked hot path uses compiled() statements; each still starts from tenant_id',
+    'events/repo.ts': 'the events list reads oldest first too and merges one index range per name, which tenantTable.list() cannot; each statement starts from tenant_id',
     'dashboard/sessions.ts': 'sign-ins belong to the installation (the operator\'s have no tenant); found by their token\'s hash',
     'dashboard/api.ts': 'the operator\'s tenant summaries span tenants on purpose (operator-only routes); a session is read by its own id',
   }

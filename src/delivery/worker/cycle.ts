@@ -77,8 +77,10 @@ export function createCycles(core: Core, pollMs: number, start: (job: Job) => vo
       if (batch.length > 0 || c) {
         const done = await store.cycle(batch, c?.claim)
         jobs = done.jobs
+        // A disabling also wrote its webhook.disabled event (§15), whose deliveries this cycle's
+        // claim found due (a failure always reads the queue: reads.ts), or a later read will.
         for (const d of done.disabled) {
-          logger.warn('webhook subscription disabled', { webhook_id: d.webhook_id, tenant_id: d.tenant_id, reason: d.reason })
+          logger.warn('webhook subscription disabled', { webhook_id: d.webhook_id, tenant_id: d.tenant_id, reason: d.reason, event_id: d.event_id })
           dropQueue(d)
         }
       }

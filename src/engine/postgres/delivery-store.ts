@@ -6,10 +6,12 @@ import { statsDeltas, type StatsDelta } from '../attempt-stats.ts'
 import { DROP_BATCH } from '../../db/drop-queue.ts'
 import { rerunRetryable } from './common.ts'
 import { storedHeaders } from '../../delivery/stored-headers.ts'
-import type { Database } from '../../db/schema.ts'
+import type { Database, WebhookRow } from '../../db/schema.ts'
 import { dropQueue, pgDropBatch } from './drop-queue.ts'
 import { attemptTrigger } from '../../delivery/rules/attempt.ts'
 import { endpointHealth } from '../../delivery/rules/health.ts'
+import { webhookDisabledEvent } from '../../delivery/webhook-disabled.ts'
+import { writeEventPostgres } from './outbox.ts'
 
 /**
  * The delivery worker's store on PostgreSQL, for any number of `serve` processes on one
@@ -147,9 +149,14 @@ async function _health(tx: Tx, o: Outcome, health: HealthPolicy): Promise<Disabl
   if (!w) return undefined
   const reason = endpointHealth({ active: w.active === 1, failingSince: w.failing_since }, o, health.disableAfterMs).disable
   if (!reason) return undefined
-  await sql`update webhooks set active = 0, disabled_at = ${o.at}, disabled_reason = ${reason}, updated_at = ${o.at} where id = ${id}`.execute(tx)
+  const row = (await sql<WebhookRow>`update webhooks set active = 0, disabled_at = ${o.at}, disabled_reason = ${reason}, updated_at = ${o.at}
+    where id = ${id} returning *`.execute(tx)).rows[0]!
   await pgDropBatch(tx, o.job.tenant_id, id) // the first batch of its queue; the worker drops the rest (dropQueue())
-  return { webhook_id: id, tenant_id: o.job.tenant_id, reason }
+  // CONTRACT §15: `webhook.disabled`, in this transaction, through the outbox writer every event
+  // goes through; the claim at the end of this cycle finds its deliveries due.
+  const event = webhookDisabledEvent(row, o.at)
+  await writeEventPostgres(tx, event)
+  return { webhook_id: id, tenant_id: o.job.tenant_id, reason, event_id: event.id }
 }
 
 /** What the claim plans from: the subscriptions it was given (the worker's fast path), or the queue read. */

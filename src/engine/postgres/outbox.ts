@@ -11,13 +11,12 @@ import type { Lease } from '../../delivery/port.ts'
  *
  * The matching subscriptions, numbered in id order, get the delivery ids sent along; as many
  * ids are sent as the tenant's last event matched (4 at first), and any subscriptions beyond
- * them get theirs from a second statement in the same transaction (same snapshot under
- * SERIALIZABLE, so the same numbering). `events` holds a JSON array of names (the API only ever
+ * them get theirs from a second statement in the same transaction, which names them. `events` holds a JSON array of names (the API only ever
  * stores one), matched with jsonb's `?` as delivery/rules/fan-out.ts does on SQLite
  * (test/db/delivery-rules-agree.test.ts holds the two together).
  */
 export async function writeEventPostgres(tx: Tx, event: OutboxEvent, lease?: Lease | null): Promise<Written> {
-  let ids = deliveryIds(_lastMatched.get(event.tenantId) ?? 4)
+  const ids = deliveryIds(_lastMatched.get(event.tenantId) ?? 4)
   const skip = lease?.skip?.length ? lease.skip : undefined
   const leaseColumns = skip ? sql`case when t.id = any(${skip}::text[]) then null else ${lease!.until} end, case when t.id = any(${skip}::text[]) then null else ${lease!.owner} end`
     : sql`${lease?.until ?? null}, ${lease?.owner ?? null}`
@@ -37,10 +36,17 @@ export async function writeEventPostgres(tx: Tx, event: OutboxEvent, lease?: Lea
   const matched = found.length
   const given = ids.slice(0, matched)
   if (matched > ids.length) {
-    const from = ids.length
-    ids = deliveryIds(matched - from)
-    given.push(...ids)
-    await sql`with t as (${matching}) ${insert(from)}`.execute(tx)
+    // The subscriptions the first statement found beyond the ids sent, named outright: not
+    // matched again, which under READ COMMITTED (the worker's cycle, webhook.disabled) could
+    // number them otherwise if a subscription changed between the two statements.
+    const rest = found.slice(ids.length)
+    const more = deliveryIds(rest.length)
+    given.push(...more)
+    const owner = (w: OutboxTarget) => lease && !skip?.includes(w.id) ? lease : null
+    await sql`insert into deliveries (id, tenant_id, webhook_id, event_id, event, status, attempts, retries, manual, created_at, due_at, locked_until, locked_by)
+      select x.id, ${event.tenantId}, x.webhook_id, ${event.id}, ${event.name}, 'pending', 0, 0, 0, ${event.at}, ${event.at}, x.locked_until, x.locked_by
+      from unnest(${more}::text[], ${rest.map((w) => w.id)}::text[], ${rest.map((w) => owner(w)?.until ?? null)}::text[], ${rest.map((w) => owner(w)?.owner ?? null)}::text[])
+        as x(id, webhook_id, locked_until, locked_by)`.execute(tx)
   }
   if (_lastMatched.size >= 10_000 && !_lastMatched.has(event.tenantId)) _lastMatched.clear()
   _lastMatched.set(event.tenantId, matched)

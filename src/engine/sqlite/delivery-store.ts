@@ -7,6 +7,9 @@ import { storedHeaders } from '../../delivery/stored-headers.ts'
 import { dropQueue, SQLITE_DROP_BATCH } from './drop-queue.ts'
 import { attemptTrigger } from '../../delivery/rules/attempt.ts'
 import { endpointHealth } from '../../delivery/rules/health.ts'
+import { webhookDisabledEvent } from '../../delivery/webhook-disabled.ts'
+import type { WebhookRow } from '../../db/schema.ts'
+import { writeEventSync } from './outbox.ts'
 
 /** Every lease freed (serve's start): read through deliveries_leased (migration 0016), the deliveries being attempted, not the table. */
 export const SQLITE_RECOVER = 'UPDATE deliveries SET locked_until = NULL, locked_by = NULL WHERE locked_until IS NOT NULL'
@@ -106,7 +109,11 @@ function _health(q: SyncDb, o: Outcome, health: HealthPolicy, webhook: _Webhook)
   q.run('UPDATE webhooks SET active = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ?', o.at, reason, o.at, id)
   webhook.active = false
   q.run(SQLITE_DROP_BATCH, id, id, o.job.tenant_id) // the first batch of its queue; the worker drops the rest (dropQueue())
-  return { webhook_id: id, tenant_id: o.job.tenant_id, reason }
+  // CONTRACT §15: `webhook.disabled`, in this transaction, through the outbox writer every event
+  // goes through; the claim at the end of this cycle finds its deliveries due.
+  const event = webhookDisabledEvent(q.get<WebhookRow>('SELECT * FROM webhooks WHERE id = ?', id)!, o.at)
+  writeEventSync(q, event)
+  return { webhook_id: id, tenant_id: o.job.tenant_id, reason, event_id: event.id }
 }
 
 /**

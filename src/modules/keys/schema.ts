@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { KEY_LIFETIME } from '../../lib/duration.ts'
 import { Duration } from '../fields.ts'
-import { isValidScope, RESOURCES } from '../../lib/scopes.ts'
+import { isValidScope, SCOPES } from '../../lib/scopes.ts'
 import { documented } from '../../lib/schema-hints.ts'
 import * as out from '../view-fields.ts'
 
@@ -9,8 +9,8 @@ import * as out from '../view-fields.ts'
 export const CreateKeyBody = v.strictObject({
   name: v.optional(v.nullable(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100, 'must be at most 100 characters')))),
   scopes: v.optional(v.pipe(
-    v.array(v.pipe(v.string(), documented(v.check(isValidScope, (i) => `'${String(i.input)}' is not a scope (<resource>:read|write|*, or *)`), {
-      enum: ['*', ...RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`, `${r}:*`])],
+    v.array(v.pipe(v.string(), documented(v.check(isValidScope, (i) => `'${String(i.input)}' is not a scope (<resource>:read|write|*, or *; events:read only)`), {
+      enum: [...SCOPES],
     }))),
     v.minLength(1, 'must name at least one scope'),
     v.maxLength(50, 'must have at most 50 scopes'),

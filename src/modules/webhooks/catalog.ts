@@ -23,17 +23,20 @@ const WHAT: Record<EventName, string> = {
   'product.created': 'A product is created.',
   'product.updated': 'A product\'s fields change.',
   'itinerary.created': 'An itinerary is created.',
+  'webhook.disabled': 'Endpoint health disables one of the tenant\'s other subscriptions: its receiver answered 410 Gone, or every attempt failed for --disable-after. '
+    + '`data` is that subscription as GET /v1/webhooks/{id} then shows it (`active: false`, `disabled_at`, `disabled_reason`). Sent by the delivery engine, not after a request; '
+    + 'never for a PATCH that sets `active: false`, and never to the subscription disabled.',
 }
 
 export const EventTypeView = v.pipe(
   v.strictObject({
     name: v.picklist(EVENT_NAMES),
     description: v.string(),
-    emitted_by: v.pipe(v.array(v.string()), v.description('The API routes that may emit it, as `METHOD /path`')),
+    emitted_by: v.pipe(v.array(v.string()), v.description('The API routes that may emit it, as `METHOD /path`; none for `webhook.disabled`, which the delivery engine emits')),
     example: v.pipe(v.unknown(), v.description('An example event body, exactly as a receiver gets it (the `data` is an example record)')),
   }),
   v.title('EventType'),
-  v.description('One of the 14 events a subscription can receive'),
+  v.description(`One of the ${EVENT_NAMES.length} events a subscription can receive`),
 )
 export type EventType = v.InferOutput<typeof EventTypeView>
 

@@ -6,6 +6,7 @@ import { toItinerary } from '../itineraries/index.ts'
 import { toOrder } from '../orders/index.ts'
 import { toPayment } from '../payments/index.ts'
 import { toProduct } from '../products/index.ts'
+import { toWebhook } from './service.ts'
 
 /**
  * An example record for each event (the `data` of a test event, CONTRACT §11, and of the event
@@ -60,6 +61,13 @@ export function exampleData(event: EventName, tenantId: string, at: string): unk
         status: refunded ? 'partially_refunded' : 'received', refunded_amount: refunded ? 3500 : 0,
       })
     }
+    case 'webhook':
+      // webhook.disabled: a subscription whose receiver answered 410 Gone, as GET shows it once disabled.
+      return toWebhook({
+        id: _ID.wh, tenant_id: tenantId, url: 'https://example.com/hooks/travelops', events: JSON.stringify(['order.created', 'order.cancelled']),
+        secret: '', headers: JSON.stringify({ 'X-Env': 'production' }), active: 0, retry_count: 3, created_at: at, updated_at: at,
+        deleted_at: null, failing_since: at, disabled_at: at, disabled_reason: 'gone',
+      })
     default:
       return toInquiry({
         ...base, id: _ID.inq, name: 'Grace Hopper', email: 'grace@example.com', phone: null, message: 'Is the June cruise still available for two?',
@@ -69,5 +77,5 @@ export function exampleData(event: EventName, tenantId: string, at: string): unk
 }
 
 /** Fixed ids, recognisable as examples (all zeros but the version and variant digits). */
-const _ID = Object.fromEntries(['ord', 'cus', 'prd', 'iti', 'inv', 'pay', 'inq'].map((p, i) => [p, `${p}_00000000-0000-7000-8000-00000000000${i + 1}`])) as
-  Record<'ord' | 'cus' | 'prd' | 'iti' | 'inv' | 'pay' | 'inq', string>
+const _ID = Object.fromEntries(['ord', 'cus', 'prd', 'iti', 'inv', 'pay', 'inq', 'wh'].map((p, i) => [p, `${p}_00000000-0000-7000-8000-00000000000${i + 1}`])) as
+  Record<'ord' | 'cus' | 'prd' | 'iti' | 'inv' | 'pay' | 'inq' | 'wh', string>

@@ -8,6 +8,7 @@ import { OrderView } from '../orders/index.ts'
 import { PaymentView } from '../payments/index.ts'
 import { ProductView } from '../products/index.ts'
 import * as out from '../view-fields.ts'
+import { WebhookView } from './webhook-view.ts'
 
 /** `order` of `order.created`: the resource an event is about. */
 type EventResource = EventName extends `${infer R}.${string}` ? R : never
@@ -21,6 +22,8 @@ const BRANCHES = {
   invoice: _event('invoice', InvoiceView),
   payment: _event('payment', PaymentView),
   inquiry: _event('inquiry', InquiryView),
+  // webhook.disabled (CONTRACT §15): the subscription endpoint health disabled, as GET /v1/webhooks/:id shows it.
+  webhook: _event('webhook', WebhookView),
 } satisfies Record<EventResource, v.GenericSchema>
 
 /**

@@ -1,5 +1,5 @@
 export { webhookRoutes } from './routes.ts'
-export { EventView } from './event-view.ts'
+export { EventView, type EventBody } from './event-view.ts'
 export { exampleData } from './event-examples.ts'
 export {
   findWebhookAnyTenant, getDeliveryAnyTenant, listDeliveriesAnyTenant, retryDeliveriesAnyTenant, type OperatorDeliveryFilter, type RetryReport,

@@ -35,7 +35,7 @@ export const webhookRoutes = (all: () => readonly RouteDef[]): RouteDef[] => [
     handler: ({ ctx, query }) => webhookStats(ctx, query),
   }),
   defineRoute({
-    method: 'GET', path: '/v1/webhooks/event-types', scope: read, tag, summary: 'The event catalog: the 14 events, what emits each, an example body',
+    method: 'GET', path: '/v1/webhooks/event-types', scope: read, tag, summary: 'The event catalog: every event, what emits each, an example body',
     description: 'Every event a subscription can ask for, with what emits it (in words and as the API routes that may) and an example body exactly as a receiver gets it.',
     response: v.array(EventTypeView),
     handler: ({ ctx }) => listEventTypes(ctx, all()),

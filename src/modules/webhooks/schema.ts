@@ -5,6 +5,7 @@ import { documented } from '../../lib/schema-hints.ts'
 import { TimestampQuery } from '../fields.ts'
 import * as out from '../view-fields.ts'
 import { EventView } from './event-view.ts'
+import { WebhookView } from './webhook-view.ts'
 
 const RESERVED = /^(user-agent|x-webhook-.*|webhook-(id|timestamp|signature))$/i
 
@@ -97,27 +98,7 @@ export const ListDeliveriesQuery = {
 export type CreateWebhookInput = v.InferOutput<typeof CreateWebhookBody>
 export type UpdateWebhookInput = v.InferOutput<typeof UpdateWebhookBody>
 
-/** A subscription as the API shows it: never its secret or header values. */
-export const WebhookView = v.pipe(
-  v.strictObject({
-    id: out.id('wh'),
-    url: v.pipe(v.string(), v.url()),
-    events: v.pipe(v.array(v.picklist(['*', ...EVENT_NAMES])), v.description('The event names sent to this subscription; `["*"]` for every event')),
-    active: v.boolean(),
-    retry_count: v.pipe(out.Int(0), v.description('Automatic retries after a failed attempt')),
-    header_names: v.pipe(v.array(v.string()), v.description('Names of the custom headers sent with every delivery; their values are never shown')),
-    disabled_at: out.optionalTimestamp('When the delivery worker disabled this subscription (endpoint health); `null` otherwise. `PATCH {"active": true}` clears it'),
-    disabled_reason: v.pipe(v.nullable(v.picklist(['failing', 'gone'])),
-      v.description('`failing`: every attempt failed for --disable-after; `gone`: the receiver answered 410; `null` when not disabled by the worker')),
-    failing_since: out.optionalTimestamp('When the current run of failed attempts began; `null` after a success (the dashboard shows such a subscription as failing)'),
-    created_at: out.createdAt,
-    updated_at: out.updatedAt,
-  }),
-  v.title('Webhook'),
-  v.description('A webhook subscription as the API returns it: never its secret or header values'),
-)
-
-export type Webhook = v.InferOutput<typeof WebhookView>
+export { WebhookView, type Webhook } from './webhook-view.ts'
 
 /** The create answer: the subscription, plus the secret the service generated when the body gave none (CONTRACT §16). */
 export const CreatedWebhookView = v.pipe(

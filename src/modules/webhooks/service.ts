@@ -4,40 +4,21 @@ import { withTx } from '../../engine/tx.ts'
 import { lookupAll } from '../../delivery/guard-connect.ts'
 import { generateSecret } from '../../delivery/sign.ts'
 import { checkTargetUrl } from '../../delivery/ssrf.ts'
+import { toWebhook as renderWebhook, webhookJson } from '../../delivery/webhook-json.ts'
 import { ConflictError, InvalidError, NotFoundError } from '../../lib/errors.ts'
 import { newId } from '../../lib/ids.ts'
-import { jsonString } from '../../lib/json.ts'
 import { changedColumns } from '../fields.ts'
 import * as repo from './repo.ts'
 import type { CreatedWebhook, CreateWebhookInput, UpdateWebhookInput, Webhook } from './schema.ts'
 
-export function toWebhook(row: WebhookRow): Webhook {
-  return {
-    id: row.id,
-    url: row.url,
-    events: JSON.parse(row.events) as Webhook['events'],
-    active: row.active === 1,
-    retry_count: row.retry_count,
-    header_names: _headerNames(row),
-    disabled_at: row.disabled_at,
-    disabled_reason: row.disabled_reason,
-    failing_since: row.failing_since,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  }
-}
-
 /**
- * `JSON.stringify(toWebhook(row))` written straight from the row, the events as stored
- * (JSON.stringify's own output); of the headers only their names, never a value. Checked against
- * toWebhook() on random rows (test/unit/record-json.test.ts).
+ * The subscription as the API shows it: delivery/webhook-json.ts renders it, the one function
+ * for these answers and for the `data` of the `webhook.disabled` event (CONTRACT §15).
+ * Its events were validated when stored, so they are the view's names.
  */
-export function webhookJson(row: WebhookRow): string {
-  return `{"id":${JSON.stringify(row.id)},"url":${JSON.stringify(row.url)},"events":${row.events},"active":${row.active === 1},"retry_count":${row.retry_count},"header_names":${JSON.stringify(_headerNames(row))},"disabled_at":${jsonString(row.disabled_at)},"disabled_reason":${jsonString(row.disabled_reason)},"failing_since":${jsonString(row.failing_since)},"created_at":${JSON.stringify(row.created_at)},"updated_at":${JSON.stringify(row.updated_at)}}`
-}
+export const toWebhook = renderWebhook as (row: WebhookRow) => Webhook
 
-/** The names of a subscription's custom headers (their values are secrets: never shown). */
-const _headerNames = (row: WebhookRow): string[] => Object.keys(JSON.parse(row.headers) as Record<string, string>)
+export { webhookJson }
 
 /** Loopback/private targets are refused unless the server allows them (checked again on every attempt). */
 async function _checkUrl(ctx: TenantContext, url: string): Promise<void> {

@@ -95,7 +95,7 @@ describe('cycle', () => {
 
   test('a subscription a cycle disabled has the rest of its queue dropped beside the loop', async () => {
     const { store, core, cycles, settled } = setup()
-    store.disable = [{ webhook_id: 'wh_1', tenant_id: 'ten_a', reason: 'gone' }]
+    store.disable = [{ webhook_id: 'wh_1', tenant_id: 'ten_a', reason: 'gone', event_id: 'evt_1' }]
     await cycles.record(outcome(job('ten_a', 'wh_1'), false))
     await settled()
     await Promise.all(core.background)
