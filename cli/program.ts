@@ -6,6 +6,7 @@ import { dashboardCommand } from './dashboard.ts'
 import { dbCommand } from './db.ts'
 import { deliveriesCommand } from './deliveries.ts'
 import { keysCommand } from './keys.ts'
+import { listenCommand } from './listen.ts'
 import { migrateCommand } from './migrate.ts'
 import { serveCommand } from './serve.ts'
 import { tenantsCommand } from './tenants.ts'
@@ -38,6 +39,7 @@ export function createProgram(): Command {
   program.addCommand(tenantsCommand())
   program.addCommand(keysCommand())
   program.addCommand(deliveriesCommand())
+  program.addCommand(listenCommand())
   program.addCommand(verifyCommand())
   program.addCommand(backupCommand())
   program.addCommand(dbCommand())

@@ -22,7 +22,8 @@ import { NODE_FLAGS } from '../src/node-flags.ts'
 /** serve runs with the flags of every travelops process; BENCH_NODE_FLAGS=none runs it without, BENCH_NODE_FLAGS='--a --b' with others (to measure what they cost). */
 const SERVE_FLAGS = process.env.BENCH_NODE_FLAGS === undefined ? NODE_FLAGS : process.env.BENCH_NODE_FLAGS === 'none' ? [] : process.env.BENCH_NODE_FLAGS.split(' ')
 import { fmt, gitCommit, machine, percentile, printTable, writeResults, type Figure } from './bench/report.ts'
-import { benchTenant, ORDER_BODY, seedOrders, sqliteBenchDb, type BenchDb, type BenchTenant } from './bench/seed.ts'
+import { benchTenant, ORDER_BODY, seedOrders, sqliteBenchDb, streamKeys, type BenchDb, type BenchTenant } from './bench/seed.ts'
+import { measureStreamLatency } from './bench/streams.ts'
 import { pgBenchDb, pgSeedOrders, startPgBench } from './bench/pg.ts'
 import { pgScaleDb, sqliteScaleDb, type ScaleDb } from './bench/scale.ts'
 import { bundleBenchScript } from './bench/bundle.ts'
@@ -67,6 +68,9 @@ const S = {
   sustainedS: QUICK ? 0.5 : Number(process.env.BENCH_SUSTAINED_S ?? 30),
   latencyRatePerS: QUICK ? 100 : 500,
   latencyS: QUICK ? 0.5 : 5,
+  streams: QUICK ? 10 : 100, // event streams open at once for the event → stream figure, 5 per key (the limit)
+  streamRatePerS: QUICK ? 50 : 100,
+  streamS: QUICK ? 0.5 : 5,
   hostileDeliveries: QUICK ? 500 : 10_000, // due at once, to receivers that accept and never answer
   hostileHooks: 10,
   isolationRatePerS: 20,
@@ -125,7 +129,7 @@ function _machineFields(fig: Measured, base?: Measured): Partial<Figure> {
     host_busy: fig.hostBusy, ...(base ? { baseline_host_busy: base.hostBusy } : {}),
   }
 }
-type Group = 'reads' | 'layers' | 'post' | 'delivery' | 'latency' | 'sustained' | 'isolation' | 'connections' | 'startup' | 'postgres' | 'scale' | 'pg-scale'
+type Group = 'reads' | 'layers' | 'post' | 'delivery' | 'latency' | 'streams' | 'sustained' | 'isolation' | 'connections' | 'startup' | 'postgres' | 'scale' | 'pg-scale'
 interface Ctx { tmp: string; serve: Child; bare: Child; receiver: Child; serveUrl: string; bareUrl: string; rxUrl: string }
 
 async function main(): Promise<void> {
@@ -219,6 +223,17 @@ async function main(): Promise<void> {
     }
     if (await run('latency')) {
       figures.push(..._latencyFigures('', await _latency(c.serveUrl, c.receiver, writes, queued), 5, 50))
+    }
+    if (await run('streams')) {
+      const keys = await streamKeys(opened, writes.id, Math.ceil(S.streams / 5))
+      const l = await measureStreamLatency({ serveUrl: c.serveUrl, keys, streams: S.streams, ratePerS: S.streamRatePerS, seconds: S.streamS, orderBody: ORDER_BODY })
+      await _drainWith(queued)
+      _log(`streams: ${l.events} orders × ${l.streams} streams, event → stream p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms`)
+      figures.push({
+        id: 'stream-latency-p99', name: `event → stream p99 at ${S.streamRatePerS} orders/s, ${l.streams} streams open`, unit: 'ms', value: l.p99, baseline: null, ratio: null,
+        target: '≤ 1000 ms', pass: l.p99 <= 1000, cpuUs: null, baselineCpuUs: null, samples: l.samples, p50_ms: l.p50, max_ms: l.max,
+        notes: 'from the POST\'s answer to the event on each stream (CONTRACT §15: within 1 s)',
+      })
     }
     if (await run('sustained')) {
       figures.push(_sustainedFigure('', await _sustained(c, c.serve, c.serveUrl, writes, queued, () => sq.orders(writes.id))))

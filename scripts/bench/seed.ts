@@ -29,6 +29,13 @@ export async function benchTenant(o: OpenDb, name: string, receiverUrl: string, 
   return { id: t.id, key: k.key, webhookIds }
 }
 
+/** `n` more keys of the tenant, with every scope: event streams are at most 5 per key. */
+export async function streamKeys(o: OpenDb, tenantId: string, n: number): Promise<string[]> {
+  const keys: string[] = []
+  for (let i = 0; i < n; i++) keys.push((await createKey(o.engine, { tenantId, scopes: ['*'], rateLimit: 1_000_000_000 }, new Date())).key)
+  return keys
+}
+
 /** Takes `n` order numbers from the tenant's counter (call it inside the seeding transaction); returns the one before the first. */
 export function reserveOrderNumbers(o: OpenDb, tenantId: string, n: number): number {
   const last = (o.sqlite.prepare(`INSERT INTO counters (tenant_id, name, value) VALUES (?, 'order', ?)

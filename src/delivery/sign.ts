@@ -65,3 +65,23 @@ export function standardKey(secret: string): string | Buffer {
 export function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`
 }
+
+/**
+ * The headers a delivery attempt of an event carries (CONTRACT §7, and §11's Standard Webhooks
+ * ones), signed with `secret`; `attemptAt` (Unix seconds) is the attempt's time. The worker's
+ * attempts (worker/attempt.ts) and `travelops listen` both send these.
+ */
+export function deliveryHeaders(event: { id: string; at: string; payload: string }, secret: string, attemptAt: number, userAgent: string): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': userAgent,
+    // The envelope's id and timestamp are the event row's (events/emit.ts writes both).
+    'X-Webhook-ID': event.id,
+    'X-Webhook-Timestamp': event.at,
+    'X-Webhook-Signature': signPayload(secret, event.payload),
+    // Standard Webhooks (§11): the timestamp is this attempt's, so a receiver's replay window fits retries too.
+    'webhook-id': event.id,
+    'webhook-timestamp': String(attemptAt),
+    'webhook-signature': standardSignature(secret, event.id, attemptAt, event.payload),
+  }
+}

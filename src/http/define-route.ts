@@ -29,6 +29,8 @@ export interface RouteInput<B, Q> {
   request: { origin: string; secure: boolean }
   /** Headers to add to the answer (the dashboard's session cookie). */
   responseHeaders: Record<string, string>
+  /** The request's headers (Last-Event-ID). */
+  headers: Headers
 }
 
 /**
@@ -59,6 +61,8 @@ export interface RouteDef {
   list?: boolean
   /** The handler's result is the whole body (health, OpenAPI), not wrapped in `data`. */
   raw?: boolean
+  /** The handler answers Server-Sent Events (an EventStreamBody, lib/event-stream-body.ts): what each message carries, for the OpenAPI document. */
+  eventStream?: string
   status?: number
   events?: readonly EventName[]
   /**

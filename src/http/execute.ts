@@ -4,6 +4,7 @@ import type { TenantContext } from '../context.ts'
 import { isId } from '../lib/ids.ts'
 import { parseJson } from '../lib/json.ts'
 import { readJsonBody, unstorableStrings } from './body.ts'
+import { EventStreamBody } from '../lib/event-stream-body.ts'
 import { JsonStream } from '../lib/json-stream.ts'
 import type { RouteDef, RouteInput } from './define-route.ts'
 import { asApiError, type ApiError, badRequest, issuesToDetails, notFound, validationFailed } from './errors.ts'
@@ -67,6 +68,9 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
         if (kept) return { status: route.status ?? 200, parts: result.parts(!route.raw) }
         return { status: route.status ?? 200, body: result.stream(!route.raw, (err) => _streamFailed(ctx, requestId, err)), headers: responseHeaders }
       }
+      if (result instanceof EventStreamBody) {
+        return { status: 200, body: result.stream, headers: { ...responseHeaders, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } }
+      }
       if (result instanceof Rendered) return { status: route.status ?? 200, body: route.raw ? result.json : `{"data":${result.json}}`, headers: responseHeaders }
       if (!route.list) return { status: route.status ?? 200, body: JSON.stringify(route.raw ? result : { data: result }), headers: responseHeaders }
       const page = pageJson(result as object)
@@ -74,7 +78,7 @@ export async function executeRoute(route: RouteDef, event: H3Event, ctx: TenantC
       return { status: route.status ?? 200, body: page }
     } catch (err) {
       const expected = asApiError(err)
-      if (expected) return { status: expected.status, body: errorJson(expected, requestId) }
+      if (expected) return { status: expected.status, body: errorJson(expected, requestId), headers: expected.headers }
       throw err
     } finally {
       give?.()
@@ -120,6 +124,10 @@ class _Input implements RouteInput<unknown, unknown> {
 
   get request(): { origin: string; secure: boolean } {
     return _request(this._event)
+  }
+
+  get headers(): Headers {
+    return this._event.req.headers
   }
 }
 

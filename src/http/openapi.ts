@@ -158,8 +158,10 @@ function _responses(route: RouteDef, authenticated: boolean, named: NamedSchemas
   const headers: JsonObject = { 'X-Request-ID': componentRef('headers', 'X-Request-ID') }
   if (authenticated) for (const h of ['X-Tenant-ID', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) headers[h] = componentRef('headers', h)
   if (route.method === 'POST') headers['Idempotent-Replayed'] = componentRef('headers', 'Idempotent-Replayed')
+  // Server-Sent Events: text, one message per event (what each carries is the route's to say).
+  const content = route.eventStream ? { 'text/event-stream': { schema: { type: 'string', description: route.eventStream } } } : { 'application/json': { schema } }
   const out: JsonObject = {
-    [status]: { description: route.summary, headers, content: { 'application/json': { schema } } },
+    [status]: { description: route.summary, headers, content },
   }
   for (const code of _errorStatuses(route, authenticated)) out[code] = componentRef('responses', ERROR_RESPONSES[code]![0])
   return out

@@ -2,8 +2,9 @@
  * Server-Sent Events as the HTML standard reads them (§9.2.6, "Interpreting an event stream"),
  * for clients of GET /v1/events/stream: `travelops listen` and the tests. Lines end in LF, CR or
  * CRLF; `data` lines join with LF; a comment (`:`) or an unknown field is ignored; a blank line
- * ends a message, which is dispatched only when it has data. `id` persists from message to
- * message as the last event id, as EventSource keeps it.
+ * ends a message, which is dispatched only when it has data. An `id` becomes the last event id
+ * when its message ends (a stream cut inside a message leaves it as it was), and persists from
+ * message to message, as EventSource keeps it.
  */
 export interface SseMessage {
   /** The last event id seen (this message's, or an earlier one's). */
@@ -16,6 +17,7 @@ export interface SseMessage {
 export class SseParser {
   #buffer = ''
   #lastId = ''
+  #idBuffer = ''
   #event = ''
   #data: string[] = []
   #hasData = false
@@ -46,6 +48,7 @@ export class SseParser {
 
   #line(line: string): SseMessage | undefined {
     if (line === '') {
+      this.#lastId = this.#idBuffer
       const msg = this.#hasData ? { id: this.#lastId, event: this.#event || 'message', data: this.#data.join('\n') } : undefined
       this.#event = ''
       this.#data = []
@@ -62,7 +65,7 @@ export class SseParser {
       this.#hasData = true
     } else if (field === 'event') this.#event = value
     else if (field === 'id') {
-      if (!value.includes('\0')) this.#lastId = value
+      if (!value.includes('\0')) this.#idBuffer = value
     } else if (field === 'retry' && /^\d+$/.test(value)) this.retryMs = Number(value)
     return undefined
   }

@@ -75,6 +75,8 @@ describe('requests generated from the OpenAPI document', () => {
         else if (body && !ajv.validate(withComponents(doc, body.schema), body.example)) problems.push(`${method} ${path}: the body example is invalid: ${ajv.errorsText()}`)
         // Sent as a key of the tenant: the dashboard's own routes are tested with a session elsewhere.
         if (!(op.security ?? []).some((s: object) => 'bearerAuth' in s) || (!query.length && !body)) continue
+        // An event stream's answer never ends: its examples are sent in test/api/events-stream.test.ts.
+        if (op.responses?.['200']?.content?.['text/event-stream']) continue
         const qs = new URLSearchParams(query.map((p: any): [string, string] => [p.name, String(p.example)])).toString()
         const target = `${_path(path, ids)}${qs ? `?${qs}` : ''}`
         const r = await t.request(method.toUpperCase(), target, body ? { body: _realIds(body.example, ids) } : {})
@@ -94,6 +96,8 @@ describe('requests generated from the OpenAPI document', () => {
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(ops)) {
         if (method === 'delete' || !(op.security ?? []).every((s: object) => 'bearerAuth' in s) || (op.security ?? []).length === 0) continue
+        // An event stream's answer never ends: its query is tested in test/api/events-stream.test.ts.
+        if (op.responses?.['200']?.content?.['text/event-stream']) continue
         const query: Schema = { type: 'object', additionalProperties: false, properties: {}, required: [] }
         for (const p of op.parameters ?? []) {
           if (p.in !== 'query' || p.name === 'cursor') continue

@@ -18,7 +18,7 @@ const PG_URL = process.env.TRAVELOPS_TEST_PG_URL
 const SQLITE_FIGURES = [
   'list-orders-1k', 'get-order', 'list-orders-100k', 'list-orders-size', 'list-orders-deep-page', 'list-orders-deep',
   'layers-same-response', 'layers-middleware', 'layers-key-check', 'layers-full', 'layers-floor', 'layers-floor-list', 'layers-floor-post', 'create-order', 'create-order-delivering', 'delivery-loop',
-  'latency-p50', 'latency-p99', 'sustained', 'isolation-p50', 'isolation-p99', 'flood-p50', 'flood-p99', 'idle-connections-health-p99', 'startup', 'peak-rss',
+  'latency-p50', 'latency-p99', 'stream-latency-p99', 'sustained', 'isolation-p50', 'isolation-p99', 'flood-p50', 'flood-p99', 'idle-connections-health-p99', 'startup', 'peak-rss',
   'create-order-1k', 'create-order-large', 'create-order-size', 'delivery-loop-size', 'retention-p99',
 ]
 const PG_FIGURES = [
@@ -35,7 +35,7 @@ describe('npm run bench -- --quick', () => {
   test(`measures every figure on SQLite${PG_URL ? ' and PostgreSQL' : ' (PostgreSQL: no TRAVELOPS_TEST_PG_URL)'}, judges none, leaves bench/results.json alone`, { timeout: 300_000 }, async () => {
     const out = join(dir, 'results.json')
     const recorded = readFileSync(join(ROOT, 'bench', 'results.json'), 'utf8')
-    const env = { ...process.env, ...(PG_URL ? { BENCH_PG_URL: PG_URL } : { BENCH_ONLY: 'reads,layers,post,delivery,latency,sustained,isolation,connections,startup,scale' }) }
+    const env = { ...process.env, ...(PG_URL ? { BENCH_PG_URL: PG_URL } : { BENCH_ONLY: 'reads,layers,post,delivery,latency,streams,sustained,isolation,connections,startup,scale' }) }
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'bench.ts'), '--quick', '--out', out], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     child.stdout.on('data', (d: Buffer) => { output += d.toString() })

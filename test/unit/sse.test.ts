@@ -23,3 +23,9 @@ test('SSE: a message with no data is not dispatched, and an id with NUL is ignor
   assert.deepEqual(p.push('event: x\nid: a\0b\n\n'), [])
   assert.equal(p.lastEventId, '')
 })
+
+test('SSE: an id becomes the last event id only when its message ends: a stream cut inside a message resumes before it', () => {
+  const p = new SseParser()
+  assert.deepEqual(p.push('id: evt_1\ndata: a\n\nid: evt_2\ndata: {"cut'), [{ id: 'evt_1', event: 'message', data: 'a' }])
+  assert.equal(p.lastEventId, 'evt_1')
+})

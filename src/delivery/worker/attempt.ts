@@ -5,7 +5,7 @@ import { PACE_MS } from '../concurrency.ts'
 import type { Job, Outcome } from '../port.ts'
 import { decideAttempt } from '../rules/attempt.ts'
 import type { Sender, SendRequest, SendResult } from '../send.ts'
-import { signPayload, standardSignature } from '../sign.ts'
+import { deliveryHeaders } from '../sign.ts'
 import type { Core, Running } from './core.ts'
 
 /** How long after the receiver deadline the engine's own timer ends an attempt that the HTTP client did not. */
@@ -118,16 +118,7 @@ export function request(job: Job, userAgent: string, now: Date): SendRequest {
     body: job.payload,
     headers: {
       ...sendableCustomHeaders(job.headers),
-      'Content-Type': 'application/json',
-      'User-Agent': userAgent,
-      // The envelope's id and timestamp are the event row's (events/emit.ts writes both).
-      'X-Webhook-ID': job.event_id,
-      'X-Webhook-Timestamp': job.eventAt,
-      'X-Webhook-Signature': signPayload(job.secret, job.payload),
-      // Standard Webhooks (§11): the timestamp is this attempt's, so a receiver's replay window fits retries too.
-      'webhook-id': job.event_id,
-      'webhook-timestamp': String(attemptAt),
-      'webhook-signature': standardSignature(job.secret, job.event_id, attemptAt, job.payload),
+      ...deliveryHeaders({ id: job.event_id, at: job.eventAt, payload: job.payload }, job.secret, attemptAt, userAgent),
     },
   }
 }

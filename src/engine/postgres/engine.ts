@@ -8,6 +8,7 @@ import { earliestDue } from '../../db/queue-gauges.ts'
 import { recordOwnRow, runningServeUrl } from '../../db/serve-record.ts'
 import { SharedRateLimiter } from './rate-windows.ts'
 import type { Engine } from '../port.ts'
+import { announcingDisabled } from '../feed-wake.ts'
 import { pgDeliveryStore } from './delivery-store.ts'
 import { dropQueue } from './drop-queue.ts'
 import { KeysWatch } from './keys-watch.ts'
@@ -78,7 +79,7 @@ export async function openPostgresDatabase(url: string, opts: OpenOptions): Prom
     nextCounter: (_tx, tenantId, name) => nextCounter(side.db, tenantId, name),
     writeEvent: writeEventPostgres,
     feed,
-    deliveryStore: (policy) => pgDeliveryStore(delivery.db, url, policy),
+    deliveryStore: (policy) => announcingDisabled(pgDeliveryStore(delivery.db, url, policy), feed),
     dropQueue: (tenantId, webhookId, stopped) => dropQueue(delivery.db, tenantId, webhookId, stopped),
     // One count: the server does the work, serve only waits for it.
     countQueued: async () => {

@@ -6,6 +6,7 @@ import { recordUrlOnLock, runningServeUrl } from '../../db/serve-record.ts'
 import type { SqliteDatabase } from './sqlite.ts'
 import { RateLimiter } from '../../lib/rate-window.ts'
 import type { Engine } from '../port.ts'
+import { announcingDisabled } from '../feed-wake.ts'
 import { startCheckpointer } from './checkpointer.ts'
 import { findUnstorableSqlite, snapshotSqlite } from './copy-hooks.ts'
 import { sqliteDeliveryStore } from './delivery-store.ts'
@@ -23,6 +24,7 @@ import { countQueued } from './queue-count.ts'
  */
 export function sqliteEngine(o: { db: Db; sqlite: SqliteDatabase; internals: DbInternals; file: string; close(): Promise<void> }): Engine {
   const { db, sqlite, internals } = o
+  const feed = sqliteEventFeed(db)
   return {
     name: 'sqlite',
     shown: o.file,
@@ -31,8 +33,8 @@ export function sqliteEngine(o: { db: Db; sqlite: SqliteDatabase; internals: DbI
     // Inside the caller's transaction: one writer, so the numbers have no gaps.
     nextCounter,
     writeEvent: writeEventSqlite,
-    feed: sqliteEventFeed(db),
-    deliveryStore: (health) => sqliteDeliveryStore(db, health),
+    feed,
+    deliveryStore: (health) => announcingDisabled(sqliteDeliveryStore(db, health), feed),
     dropQueue: (tenantId, webhookId, stopped) => dropQueue(db, tenantId, webhookId, stopped),
     countQueued: (slice) => countQueued(db, slice),
     earliestDue: (chunk) => earliestDue(db, chunk),

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { EVENT_NAMES, isEventName, type EventName } from '../../events/catalog.ts'
+import { idPattern } from '../../lib/ids.ts'
 import { documented } from '../../lib/schema-hints.ts'
 import { timestampQuery } from '../fields.ts'
 
@@ -56,4 +57,13 @@ function _typeMessage(s: string): string {
 function _typePattern(): string {
   const one = `(?:${[...EVENT_NAMES.map((n) => n.replace('.', '\\.')), ...EVENT_FAMILIES.map((f) => `${f}\\.\\*`)].join('|')})`
   return `^${one}(?:,${one})*$`
+}
+
+/** An event id as `?after=` and Last-Event-ID name it. */
+export const EventIdInput = v.pipe(v.string(), v.regex(idPattern('evt'), 'must be an event id (evt_…)'))
+
+/** GET /v1/events/stream's query: the `type` filter, and where to resume without Last-Event-ID. */
+export const StreamEventsQuery = {
+  type: v.optional(EventTypeQuery),
+  after: v.optional(v.pipe(EventIdInput, v.description('Resume after this event (as `Last-Event-ID` does; the header wins when both are given): the tenant\'s events after it that are still kept come first, in order'))),
 }
