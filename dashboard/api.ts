@@ -46,6 +46,29 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
   }
 }
 
+/**
+ * GET of a Server-Sent Events route with the same headers as api(): the answer's body to read, or
+ * an ApiError. (EventSource cannot send X-Requested-With, which the server requires of a session.)
+ * `lastEventId` resumes, as EventSource's own reconnection would.
+ */
+export async function openStream(path: string, o: { query?: Record<string, string | undefined>; lastEventId?: string; signal: AbortSignal }): Promise<ReadableStream<Uint8Array>> {
+  const headers: Record<string, string> = { 'x-requested-with': 'travelops-dashboard', accept: 'text/event-stream' }
+  if (_tenant) headers['x-travelops-tenant'] = _tenant
+  if (o.lastEventId) headers['last-event-id'] = o.lastEventId
+  const query = new URLSearchParams(Object.entries(o.query ?? {}).filter((e): e is [string, string] => !!e[1])).toString()
+  let res: Response
+  try {
+    res = await fetch(query ? `${path}?${query}` : path, { headers, credentials: 'same-origin', cache: 'no-store', signal: o.signal })
+  } catch (err) {
+    if (o.signal.aborted) throw err
+    throw new ApiError(0, 'network_error', 'The server could not be reached; check your connection')
+  }
+  if (res.ok && res.body) return res.body
+  const e = ((await res.json().catch(() => undefined)) as { error?: { code: string; message: string; details?: { path: string; message: string }[] } } | undefined)?.error
+  if (res.status === 401) _onSignedOut()
+  throw new ApiError(res.status, e?.code ?? 'http_error', e?.message ?? `The server answered ${res.status}`, e?.details)
+}
+
 export const get = <T>(path: string, query?: Record<string, string | undefined>) => api<{ data: T }>('GET', path, { query }).then((r) => r.data)
 export const list = <T>(path: string, query?: Record<string, string | undefined>) => api<Page<T>>('GET', path, { query })
 export const post = <T>(path: string, body: unknown = {}) => api<{ data: T }>('POST', path, { body }).then((r) => r.data)

@@ -8,7 +8,9 @@ import { ErrorBox, Loading } from './ui.tsx'
 import { Overview } from './pages/overview.tsx'
 import { Endpoints, EndpointDetail, NewEndpoint } from './pages/endpoints.tsx'
 import { Deliveries, DeliveryPage } from './pages/deliveries.tsx'
-import { EventCatalog } from './pages/events.tsx'
+import { EventCatalog } from './pages/event-types.tsx'
+import { Events } from './pages/events.tsx'
+import { EventPage } from './pages/event.tsx'
 import { Keys } from './pages/keys.tsx'
 import { Tenants } from './pages/tenants.tsx'
 
@@ -81,7 +83,7 @@ function ThemeSwitch() {
 }
 
 const TENANT_PAGES = [
-  ['overview', 'Overview'], ['endpoints', 'Endpoints'], ['deliveries', 'Deliveries'], ['events', 'Event catalog'], ['keys', 'API keys'],
+  ['overview', 'Overview'], ['endpoints', 'Endpoints'], ['deliveries', 'Deliveries'], ['events', 'Events'], ['event-types', 'Event catalog'], ['keys', 'API keys'],
 ] as const
 
 function Shell({ session, path, onSignOut }: { session: SessionInfo; path: string; onSignOut: () => void }) {
@@ -138,8 +140,17 @@ function _page(path: string, base: string, operator: boolean) {
   if ((m = match('/endpoints/:id', rest))) return <EndpointDetail base={base} id={m.id!} />
   if (rest === '/deliveries') return <Deliveries base={base} />
   if ((m = match('/deliveries/:id', rest))) return <DeliveryPage base={base} id={m.id!} />
-  if (rest === '/events') return <EventCatalog />
+  // The catalog lived at /events until the events themselves did: an address naming one of its events goes on to it.
+  if (rest === '/events' && location.hash.length > 1) return <Redirect to={`${base}/event-types${location.hash}`} />
+  if (rest === '/events') return <Events base={base} />
+  if ((m = match('/events/:id', rest))) return <EventPage base={base} id={m.id!} />
+  if (rest === '/event-types') return <EventCatalog base={base} />
   if (rest === '/keys') return <Keys />
+  return <Loading />
+}
+
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, true), [to])
   return <Loading />
 }
 

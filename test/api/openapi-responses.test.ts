@@ -7,6 +7,7 @@ import { invoiceBody, itineraryBody, paymentBody } from '../helpers/billing.ts'
 import { until } from '../helpers/cli.ts'
 import { documentValidator, successSchema } from '../helpers/openapi.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
+import { openStream } from '../helpers/sse-client.ts'
 
 /**
  * Real answers of every route, against the response schemas GET /v1/openapi.json documents.
@@ -189,9 +190,23 @@ describe('documented response schemas match real answers of every route', () => 
     const received = await rx.waitFor(1)
     for (const r of received) check.component('Event', JSON.parse(r.body))
     // The events API: every event sent above (each name), and the test event with `test: true`.
-    const events = (await read('/v1/events', '/v1/events?limit=100')).body.data as { event: string }[]
+    const events = (await read('/v1/events', '/v1/events?limit=100')).body.data as { id: string; event: string }[]
     assert.deepEqual(new Set(events.map((e) => e.event)), new Set(EVENT_NAMES))
     assert.equal((await read('/v1/events/:id', `/v1/events/${test.body.data.event_id}`)).body.data.test, true)
+    const made = await read('/v1/webhooks/deliveries', `/v1/webhooks/deliveries?event_id=${delivered.event_id}`)
+    assert.ok(made.body.data.some((d: { id: string }) => d.id === delivered.id))
+    // The stream, resumed from before the oldest event: each message's data is the documented Event.
+    const stream = await openStream(app.url, t.key, { query: `after=${events.at(-1)!.id}` })
+    try {
+      assert.equal(stream.status, 200)
+      assert.match(stream.headers.get('content-type') ?? '', /^text\/event-stream/)
+      const message = await stream.next()
+      assert.equal(message.id, events.at(-2)!.id)
+      check.component('Event', JSON.parse(message.data))
+      exercised.add('GET /v1/events/stream')
+    } finally {
+      await stream.close()
+    }
   })
 
   test('API keys: create (with its secret), list, read, revoke', async () => {

@@ -17,7 +17,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 
 const WIDTHS = [390, 1280] as const
 const SCHEMES = ['light', 'dark'] as const
-const SECTIONS = ['Overview', 'Endpoints', 'Deliveries', 'Event catalog', 'API keys']
+const SECTIONS = ['Overview', 'Endpoints', 'Deliveries', 'Events', 'Event catalog', 'API keys']
 
 describe('the dashboard at phone width', () => {
   let dir: string
@@ -29,6 +29,7 @@ describe('the dashboard at phone width', () => {
   let tenantId: string
   let webhookId: string
   let deliveryId: string
+  let eventId: string
   let session: Awaited<ReturnType<Awaited<ReturnType<Browser['newContext']>>['storageState']>>
 
   before(async () => {
@@ -72,6 +73,7 @@ describe('the dashboard at phone width', () => {
     })
     await until('the others delivered', async () => (await api('GET', '/v1/webhooks/deliveries?status=delivered')).body.data.length >= 8)
     deliveryId = (await api('GET', `/v1/webhooks/deliveries?webhook_id=${webhooks[2]}&limit=1`)).body.data[0].id
+    eventId = (await api('GET', '/v1/webhooks/deliveries?limit=1')).body.data[0].event_id
 
     const context = await browser.newContext()
     const page = await context.newPage()
@@ -89,8 +91,8 @@ describe('the dashboard at phone width', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  /** The pages, each with what shows it has its data. */
-  const pages = () => {
+  /** The pages, each with what shows it has its data; `live`: it holds a stream open (the network never goes idle), ready once it says Live. */
+  const pages = (): { name: string; url: string; ready: string; live?: boolean }[] => {
     const base = `${serve.url}/dashboard/t/${tenantId}`
     return [
       { name: 'tenants', url: `${serve.url}/dashboard/tenants`, ready: 'tr[data-tenant]' },
@@ -100,7 +102,9 @@ describe('the dashboard at phone width', () => {
       { name: 'endpoint', url: `${base}/endpoints/${webhookId}`, ready: 'tr[data-delivery] .badge' },
       { name: 'deliveries', url: `${base}/deliveries`, ready: 'tr[data-delivery] .badge' },
       { name: 'delivery', url: `${base}/deliveries/${deliveryId}`, ready: 'li[data-attempt]' },
-      { name: 'events', url: `${base}/events`, ready: '.catalog .card' },
+      { name: 'events', url: `${base}/events`, ready: 'tr[data-event]', live: true },
+      { name: 'event', url: `${base}/events/${eventId}`, ready: 'tr[data-delivery] .badge' },
+      { name: 'event-types', url: `${base}/event-types`, ready: '.catalog .card' },
       { name: 'keys', url: `${base}/keys`, ready: 'tr[data-key] .badge' },
     ]
   }
@@ -123,7 +127,8 @@ describe('the dashboard at phone width', () => {
         for (const p of pages()) {
           await page.goto(p.url)
           await page.locator(p.ready).first().waitFor()
-          await page.waitForLoadState('networkidle')
+          if (p.live) await page.locator('[data-state=live]').waitFor()
+          else await page.waitForLoadState('networkidle')
           const scroll = Number(await page.evaluate('document.documentElement.scrollWidth'))
           check(scroll <= width, `${p.name} is ${scroll} px wide`)
           check(await page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") === (scheme === 'dark'), `${p.name}: not ${scheme}`)

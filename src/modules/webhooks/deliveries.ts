@@ -46,10 +46,10 @@ export function deliveryJson(row: repo.DeliveryWithPayload): string[] {
 
 export function listDeliveries(
   ctx: TenantContext,
-  q: { limit: number; cursor?: string; webhook_id?: string; status?: string; event?: string; created_after?: string },
+  q: { limit: number; cursor?: string; webhook_id?: string; status?: string; event?: string; event_id?: string; created_after?: string },
 ): ReturnType<typeof repo.listDeliveries> {
   return repo.listDeliveries(ctx.db, ctx.tenantId, {
-    webhookId: q.webhook_id, status: q.status, event: q.event, createdAfter: q.created_after, after: q.cursor, limit: q.limit,
+    webhookId: q.webhook_id, status: q.status, event: q.event, eventId: q.event_id, createdAfter: q.created_after, after: q.cursor, limit: q.limit,
   })
 }
 

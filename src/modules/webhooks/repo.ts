@@ -53,6 +53,7 @@ export interface DeliveryFilter {
   webhookId?: string
   status?: string
   event?: string
+  eventId?: string
   createdAfter?: string
   after?: string
   limit: number
@@ -62,12 +63,19 @@ const _deliveries = listIndexes('deliveries', { served: [['webhook_id']] })
 
 export function listDeliveries(db: Db, tenantId: string, f: DeliveryFilter): Promise<PageRows<DeliveryWithPayload>> {
   // A subscription alone is one index range (deliveries_tenant_webhook); a status, an event or a
-  // time is read in windows under the scan budget (db/page-rows.ts).
-  const served = !f.createdAfter && _deliveries.served([f.webhookId && 'webhook_id', f.status && 'status', f.event && 'event'].filter((c) => !!c) as string[])
+  // time is read in windows under the scan budget (db/page-rows.ts). One event's deliveries are
+  // read whole through deliveries_event, whatever else filters them: one per subscription it was
+  // sent to, so at most --max-webhooks, never the tenant's history.
+  const served = !!f.eventId || (!f.createdAfter && _deliveries.served([f.webhookId && 'webhook_id', f.status && 'status', f.event && 'event'].filter((c) => !!c) as string[]))
   return readPageRows(f.limit, f.after, (after, n, floor) => {
     let q = db.selectFrom('deliveries').innerJoin('events', 'events.id', 'deliveries.event_id')
       .selectAll('deliveries').select('events.payload')
-      .where('deliveries.tenant_id', '=', tenantId)
+    // One event's deliveries through deliveries_event: the tenant compared as an expression no
+    // index serves, or SQLite (no statistics) walks the tenant's deliveries newest first through
+    // deliveries_tenant, which serves the ORDER BY and the LIMIT, until it has found them — the
+    // tenant's whole history for an old event (test/db/delivery-event-plans.test.ts).
+    if (f.eventId) q = q.where(sql<string>`deliveries.tenant_id || ''`, '=', tenantId).where('deliveries.event_id', '=', f.eventId)
+    else q = q.where('deliveries.tenant_id', '=', tenantId)
     if (f.webhookId) q = q.where('deliveries.webhook_id', '=', f.webhookId)
     if (f.status) q = q.where('deliveries.status', '=', f.status)
     if (f.event) q = q.where('deliveries.event', '=', f.event)

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { EVENT_NAMES, isEventName } from '../../events/catalog.ts'
 import { anyCase, HEADER_PATTERNS, headerNameProblem, headerValueProblem } from '../../lib/http-headers.ts'
+import { idPattern } from '../../lib/ids.ts'
 import { documented } from '../../lib/schema-hints.ts'
 import { TimestampQuery } from '../fields.ts'
 import * as out from '../view-fields.ts'
@@ -92,6 +93,8 @@ export const ListDeliveriesQuery = {
   webhook_id: v.optional(v.pipe(v.string(), v.regex(/^wh_[0-9a-f-]{36}$/, 'must be a webhook id (wh_…)'))),
   status: v.optional(v.picklist(DELIVERY_STATUSES, `must be one of ${DELIVERY_STATUSES.join(', ')}`)),
   event: v.optional(v.picklist(EVENT_NAMES, 'must be an event name')),
+  event_id: v.optional(v.pipe(v.string(), v.regex(idPattern('evt'), 'must be an event id (evt_…)'),
+    v.description('Only the deliveries of this event (GET /v1/events/{id}): one for each subscription it was sent to'))),
   created_after: v.optional(TimestampQuery),
 }
 
