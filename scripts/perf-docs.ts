@@ -3,13 +3,20 @@ import { fileURLToPath } from 'node:url'
 
 // The figures of docs/performance.md are generated from bench/results.json (the last full
 // `npm run bench`): `npx tsx scripts/perf-docs.ts` rewrites the region between the two markers;
-// test/unit/perf-docs.test.ts fails when they differ from the results file.
+// test/unit/perf-docs.test.ts fails when they differ from the results file. A second region
+// compares each figure's CPU per request with bench/baseline.json, a run of the tree a change
+// started from (kept while that comparison is the one the page reports).
 
 export const PERF_DOCS = fileURLToPath(new URL('../docs/performance.md', import.meta.url))
 export const RESULTS = fileURLToPath(new URL('../bench/results.json', import.meta.url))
+export const BASELINE = fileURLToPath(new URL('../bench/baseline.json', import.meta.url))
 export const PERF_DOCS_COMMAND = 'npx tsx scripts/perf-docs.ts'
 const START = '<!-- figures:start -->'
 const END = '<!-- figures:end -->'
+const CSTART = '<!-- compare:start -->'
+const CEND = '<!-- compare:end -->'
+/** A figure whose CPU per request grew by more than this share is marked (the project's rule: 5 %). */
+export const WORSE = 0.05
 
 interface Figure {
   id: string
@@ -58,12 +65,52 @@ export function renderFigures(results: Results): string {
   return out.join('\n')
 }
 
-/** docs/performance.md with its figures region made from `results`. */
-export function renderPerfDocs(page: string, results: Results): string {
+/**
+ * The comparison region: every figure both runs measured with a CPU per request (or per
+ * delivery), before and after, and the change; one that grew by more than WORSE is marked.
+ */
+export function renderCompare(before: Results, after: Results): string {
+  const out = [
+    CSTART,
+    `<!-- Generated from bench/baseline.json and bench/results.json by \`${PERF_DOCS_COMMAND}\`; do not edit by hand. -->`,
+    '',
+    `Before: \`${before.commit}\` (${before.generated_at.slice(0, 10)}, load average ${before.machine.loadavg_start[0]} → ${before.machine.loadavg_end[0]}). `
+      + `After: \`${after.commit}\` (${after.generated_at.slice(0, 10)}, load average ${after.machine.loadavg_start[0]} → ${after.machine.loadavg_end[0]}). `
+      + `CPU per request (per delivery for the loops), µs; marked when more than ${WORSE * 100} % worse.`,
+    '',
+    '| figure | before | after | change |',
+    '|---|---|---|---|',
+  ]
+  const was = new Map(before.figures.map((f) => [f.id, f]))
+  for (const f of after.figures) {
+    const b = was.get(f.id)
+    if (!b || f.unit === '×' || typeof f.cpuUs !== 'number' || typeof b.cpuUs !== 'number' || b.cpuUs <= 0) continue
+    const change = f.cpuUs / b.cpuUs - 1
+    const text = `${change >= 0 ? '+' : ''}${_num(change * 100, 1)} %`
+    out.push(`| ${f.name.replace(/\|/g, '\\|')} | ${_num(b.cpuUs, 1)} | ${_num(f.cpuUs, 1)} | ${change > WORSE ? `**${text}**` : text} |`)
+  }
+  out.push('', CEND)
+  return out.join('\n')
+}
+
+/** docs/performance.md with its figures region made from `results` (and its comparison with `baseline`, when given). */
+export function renderPerfDocs(page: string, results: Results, baseline?: Results): string {
   const a = page.indexOf(START)
   const b = page.indexOf(END)
   if (a < 0 || b < a) throw new Error(`docs/performance.md has no ${START} … ${END} region`)
-  return page.slice(0, a) + renderFigures(results) + page.slice(b + END.length)
+  let next = page.slice(0, a) + renderFigures(results) + page.slice(b + END.length)
+  const c = next.indexOf(CSTART)
+  const d = next.indexOf(CEND)
+  if (baseline && c >= 0 && d > c) next = next.slice(0, c) + renderCompare(baseline, results) + next.slice(d + CEND.length)
+  return next
+}
+
+export function readBaseline(): Results | undefined {
+  try {
+    return JSON.parse(readFileSync(BASELINE, 'utf8')) as Results
+  } catch {
+    return undefined
+  }
 }
 
 export function readResults(): Results {
@@ -81,7 +128,7 @@ const _num = (n: number, digits: number) => String(Number(n.toFixed(digits)))
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const page = readFileSync(PERF_DOCS, 'utf8')
-  const next = renderPerfDocs(page, readResults())
+  const next = renderPerfDocs(page, readResults(), readBaseline())
   if (process.argv.includes('--check')) {
     if (next !== page) console.error(`docs/performance.md's figures differ from bench/results.json: run ${PERF_DOCS_COMMAND}`)
     process.exitCode = next === page ? 0 : 1
