@@ -16,7 +16,11 @@ export { UnstorableRow }
 type Table = keyof Database
 
 /** Every table with rows to copy, parents before children (foreign keys), with its primary key. */
-export const COPIED_TABLES: readonly { name: Table; key: string[]; batch?: number }[] = [
+/**
+ * `omit`: columns one engine keeps for itself, left to the target's default (events.tx, the
+ * writing transaction PostgreSQL's event feed orders by: migration postgres/0020; SQLite has none).
+ */
+export const COPIED_TABLES: readonly { name: Table; key: string[]; batch?: number; omit?: string[] }[] = [
   { name: 'tenants', key: ['id'] },
   { name: 'api_keys', key: ['id'] },
   { name: 'counters', key: ['tenant_id', 'name'] },
@@ -24,7 +28,7 @@ export const COPIED_TABLES: readonly { name: Table; key: string[]; batch?: numbe
   { name: 'idempotency_keys', key: ['key_id', 'idem_key'], batch: 50 },
   { name: 'idempotency_parts', key: ['key_id', 'idem_key', 'created_at', 'part'], batch: 4 },
   { name: 'orders', key: ['id'] },
-  { name: 'events', key: ['id'] },
+  { name: 'events', key: ['id'], omit: ['tx'] },
   { name: 'customers', key: ['id'] },
   { name: 'products', key: ['id'] },
   { name: 'itineraries', key: ['id'] },
@@ -105,6 +109,7 @@ export async function copyRows(from: OpenDb, to: OpenDb, progress?: CopyProgress
           for (const k of t.key) q = q.orderBy(sql.ref(k))
           const rows = (await q.limit(batch).execute()) as Record<string, unknown>[]
           if (rows.length === 0) break
+          if (t.omit) for (const r of rows) for (const c of t.omit) delete r[c]
           // Written since findUnstorable() looked: named here too (the transaction then writes nothing).
           if (to.engine.refusesNul) _assertStorable(t, rows)
           await dst.insertInto(t.name).values(rows as never).execute()

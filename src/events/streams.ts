@@ -27,8 +27,11 @@ export interface StreamLimits {
 
 export const STREAM_LIMITS: StreamLimits = { perKey: 5, bufferBytes: 1024 * 1024, heartbeatMs: 15_000, pollMs: 1_000 }
 
-/** Events one read of the feed takes. */
-const PAGE = 500
+/**
+ * Events one read of the feed takes: their payloads are held at once (an order's event can be
+ * ~30 KB, so 100 is ~3 MB; 500 held 15 MB per read on PostgreSQL, whose reads come in batches).
+ */
+const PAGE = 100
 /** Events that may wait for a stream still catching up. */
 const PENDING_MAX = 10_000
 

@@ -16,7 +16,7 @@ const FILES = ['backup-a.db', 'backup-b.db', 'tls.key', 'tls.pem']
 
 /** Command line (cursor at its end) → what every shell completes there. */
 const CASES: [string, string[]][] = [
-  ['travelops ', ['serve', 'migrate', 'tenants', 'keys', 'deliveries', 'verify', 'backup', 'db', 'dashboard', 'completion']],
+  ['travelops ', ['serve', 'migrate', 'tenants', 'keys', 'deliveries', 'listen', 'verify', 'backup', 'db', 'dashboard', 'completion']],
   ['travelops de', ['deliveries']],
   ['travelops deliveries ', ['list', 'show', 'retry', 'replay']],
   ['travelops tenants ', ['create', 'list']],

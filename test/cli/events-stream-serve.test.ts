@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { SseParser } from '../../src/lib/sse.ts'
 import { orderBody } from '../helpers/app.ts'
 import { apiClient, migratedDb, runJson, startServe, until, type ServeProcess } from '../helpers/cli.ts'
+import { testEngine } from '../helpers/engine.ts'
 import { openStream } from '../helpers/sse-client.ts'
 
 // CONTRACT §15, GET /v1/events/stream against the real `serve` process: SIGTERM ends a stream
@@ -66,12 +67,12 @@ describe('event streams of a serve process', () => {
     }
   })
 
-  test('1,000 events while a consumer reads nothing: its stream is cut, serve\'s memory stays bounded, and resuming loses nothing', async () => {
+  test('2,000 events while a consumer reads nothing: its stream is cut, serve\'s memory stays bounded, and resuming loses nothing', async () => {
     const s = await serve('--metrics')
     const api = apiClient(s.url, key)
     const { hostname: host, port } = new URL(s.url)
     // The same load first with no stream open: serve's heap grows to what 30 KB orders need.
-    for (let i = 0; i < 1000; i += 20) await Promise.all(Array.from({ length: 20 }, (_, k) => api('POST', '/v1/orders', bigOrder(i + k))))
+    for (let i = 0; i < 2000; i += 20) await Promise.all(Array.from({ length: 20 }, (_, k) => api('POST', '/v1/orders', bigOrder(i + k))))
     // A consumer that sends its request and never reads: the sockets' buffers fill, then serve's.
     const socket = connect({ host, port: Number(port) })
     socket.pause()
@@ -80,13 +81,17 @@ describe('event streams of a serve process', () => {
     const before = peakRss(s.child.pid!)
     const made: string[] = []
     // 20 at a time: the events of a batch commit in any order, so they are compared as sets below.
-    for (let i = 0; i < 1000; i += 20) {
+    // 2,000 (about 60 MB): enough that a stream holding them would stand out of the POSTs' own heap.
+    for (let i = 0; i < 2000; i += 20) {
       const batch = await Promise.all(Array.from({ length: 20 }, (_, k) => api('POST', '/v1/orders', bigOrder(i + k))))
       made.push(...batch.map((r) => r.body.data.id as string))
     }
     const grown = peakRss(s.child.pid!) - before
-    // About 30 MB of events went out; serve held at most its 1 MiB buffer of them (without the bound: +25 MB or more).
-    assert.ok(grown < 16 * 1024 * 1024, `serve's peak RSS grew by ${(grown / 1024 / 1024).toFixed(1)} MB`)
+    // About 60 MB of events went out; serve held at most its 1 MiB buffer of them (with the bound removed it grew by 92 MB).
+    // On PostgreSQL the POSTs alone raise the peak by 45–70 MB over this load (the driver's buffers,
+    // retried transactions), so its bound is looser: it still stops a stream that held every event.
+    const bound = testEngine() === 'postgres' ? 96 : 32
+    assert.ok(grown < bound * 1024 * 1024, `serve's peak RSS grew by ${(grown / 1024 / 1024).toFixed(1)} MB (bound ${bound} MB)`)
     await until('the stream cut', async () => /^travelops_event_streams_cut_total 1$/m.test(await (await fetch(`${s.url}/metrics`)).text()))
 
     // What the consumer got before the cut, read now: whole messages, then the end of the connection.
