@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { CompiledQuery, sql, type KyselyPlugin, type RootOperationNode } from 'kysely'
-import type { Db } from '../../src/db/connect.ts'
+import { CompiledQuery, sql } from 'kysely'
 import { newId } from '../../src/lib/ids.ts'
 import { listDeliveries, type DeliveryFilter } from '../../src/modules/webhooks/repo.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { eachEngine, type Env } from '../engine/each-engine.ts'
+import { recording, type PlanNode } from '../helpers/query-plans.ts'
 import { insertWebhook } from '../helpers/store.ts'
 
 // GET /v1/webhooks/deliveries?event_id=…: one event's deliveries are read through deliveries_event
@@ -73,30 +73,6 @@ eachEngine('one event\'s deliveries: their plans', (s) => {
     })
   }
 })
-
-/** Runs `run` on `db`, recording every statement it sends, compiled as sent. */
-async function recording<T>(db: Db, run: (db: Db) => Promise<T>): Promise<{ rows: T; statements: CompiledQuery[] }> {
-  const statements: CompiledQuery[] = []
-  const plugin: KyselyPlugin = {
-    transformQuery: ({ node, queryId }): RootOperationNode => {
-      statements.push(db.getExecutor().compileQuery(node, queryId))
-      return node
-    },
-    transformResult: async ({ result }) => result,
-  }
-  const rows = await run(db.withPlugin(plugin))
-  return { rows, statements }
-}
-
-interface PlanNode {
-  'Node Type': string
-  'Relation Name'?: string
-  'Index Name'?: string
-  'Actual Rows': number
-  'Actual Loops': number
-  'Rows Removed by Filter'?: number
-  Plans?: PlanNode[]
-}
 
 /** The indexes that read `deliveries` in a plan (a bitmap's too) and the rows read of it (returned and filtered out, over every loop). */
 function rowsRead(plan: PlanNode): { scans: string[]; rows: number } {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { CompiledQuery, sql, type KyselyPlugin, type RootOperationNode } from 'kysely'
-import type { Db } from '../../src/db/connect.ts'
+import { CompiledQuery, sql } from 'kysely'
 import { newId } from '../../src/lib/ids.ts'
 import { listEvents, type EventFilter } from '../../src/modules/events/repo.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { eachEngine, type Env } from '../engine/each-engine.ts'
+import { recording, type PlanNode } from '../helpers/query-plans.ts'
 
 // GET /v1/events reads through an index on both engines (CONTRACT §15; migrations 0019): every
 // event by (tenant_id, id), one name or several by (tenant_id, name, id) — each statement reading
@@ -78,30 +78,6 @@ eachEngine('the events list\'s plans', (s) => {
     }
   }
 })
-
-/** Runs `run` on `db`, recording every statement it sends, compiled as sent. */
-async function recording<T>(db: Db, run: (db: Db) => Promise<T>): Promise<{ rows: T; statements: CompiledQuery[] }> {
-  const statements: CompiledQuery[] = []
-  const plugin: KyselyPlugin = {
-    transformQuery: ({ node, queryId }): RootOperationNode => {
-      statements.push(db.getExecutor().compileQuery(node, queryId))
-      return node
-    },
-    transformResult: async ({ result }) => result,
-  }
-  const rows = await run(db.withPlugin(plugin))
-  return { rows, statements }
-}
-
-interface PlanNode {
-  'Node Type': string
-  'Relation Name'?: string
-  'Index Name'?: string
-  'Actual Rows': number
-  'Actual Loops': number
-  'Rows Removed by Filter'?: number
-  Plans?: PlanNode[]
-}
 
 /** The scans of `events` in a plan and the rows they read (returned and filtered out, over every loop). */
 function rowsRead(plan: PlanNode): { scans: string[]; rows: number } {
