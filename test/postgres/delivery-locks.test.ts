@@ -37,6 +37,12 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
     t = { tenantId: tenant.id, keyId: key.id }
     other = new pg.Client({ connectionString: url })
     await other.connect()
+    // PostgreSQL ends, of two sessions waiting for each other, the one whose deadlock check runs
+    // first: deadlock_timeout (1 s) after it began to wait. The tests below make the statement under
+    // test wait first and this connection a few milliseconds later; on a loaded machine the two
+    // checks could run in the other order and end this connection instead. Its check waits 30 s,
+    // so the victim is always the statement under test. (SET needs a superuser: the run's server's.)
+    await other.query("SET deadlock_timeout = '30s'")
   })
   after(async () => {
     await other?.end()
@@ -291,13 +297,22 @@ describe('delivery store on PostgreSQL: statements that run side by side', () =>
   test('a requeue (the API\'s retry and replay, the CLI\'s) that PostgreSQL ends as a deadlock\'s victim is run again, not refused', async () => {
     // The requeue takes the first of two finished deliveries and waits for the second, which the
     // worker's recording holds; the recording then wants the first. The requeue waited first, so
-    // PostgreSQL ends it.
+    // PostgreSQL ends it. Which row is the statement's first is its plan's to say (a sequential
+    // scan takes them as they lie in the table): the same statement, run once in a transaction
+    // rolled back, says it by the order of its RETURNING.
     const [w] = await queue([{ event: 'order.updated' }], ['order.updated', 'order.updated'])
     const ids = (await other.query<{ id: string }>("UPDATE deliveries SET status = 'failed', due_at = NULL WHERE webhook_id = $1 RETURNING id", [w])).rows.map((r) => r.id).sort()
-    const [first, second] = ids as [string, string]
+    const rolledBack = new Error('rolled back')
+    let order: string[] = []
+    await opened.db.transaction().execute(async (trx) => {
+      order = await requeueDeliveries({ db: trx, engine: { rerunOnConflict: (run) => run() } }, { ids }, new Date())
+      throw rolledBack
+    }).catch((err: unknown) => { if (err !== rolledBack) throw err })
+    assert.deepEqual([...order].sort(), ids)
+    const [first, second] = order as [string, string]
     const { requeue } = await committed(async () => {
       await other.query('UPDATE deliveries SET manual = manual WHERE id = $1', [second])
-      const requeue = requeueDeliveries(opened, { ids: [first, second] }, new Date())
+      const requeue = requeueDeliveries(opened, { ids }, new Date())
       requeue.catch(() => {})
       await waiters(1)
       const stop = { done: false }
