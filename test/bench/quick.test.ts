@@ -70,9 +70,12 @@ describe('npm run bench -- --quick', () => {
       assert.ok(f.host_busy! > 0 && f.host_busy! <= 1, `${f.id}: the cores ${f.host_busy} busy`)
       const beside = f.id.endsWith('delivery-loop') ? f.receiver_cpu_us : f.client_cpu_us
       assert.ok(beside! > 0, `${f.id}: ${beside} µs of the load generator or receiver`)
-      if (f.id.startsWith('pg-')) assert.ok(f.db_cpu_us! > 0, `${f.id}: PostgreSQL's ${f.db_cpu_us} µs`)
+      // PostgreSQL's CPU is read in clock ticks (10 ms): a --quick window of 0.4 s on a loaded
+      // machine can serve reads that cost it less than one, so one figure may read 0; all cannot.
+      if (f.id.startsWith('pg-')) assert.ok(Number.isFinite(f.db_cpu_us) && f.db_cpu_us! >= 0, `${f.id}: PostgreSQL's ${f.db_cpu_us} µs`)
       else assert.equal(f.db_cpu_us, undefined, f.id)
     }
+    if (PG_URL) assert.ok(measured.some((f) => f.id.startsWith('pg-') && f.db_cpu_us! > 0), 'PostgreSQL\'s CPU read as 0 for every figure')
     if (PG_URL) {
       const two = results.figures.find((f) => f.id === 'pg-two-processes') as unknown as Record<'one' | 'two', Beside>
       for (const side of [two.one, two.two]) assert.ok(side.db_cpu_us! > 0 && side.host_busy! > 0 && side.client_cpu_us! > 0, JSON.stringify(side))
