@@ -11,7 +11,7 @@
 // starts (TRAVELOPS_CHROMIUM, Debian's, npm's). TRAVELOPS_REQUIRE_PG=1 and
 // TRAVELOPS_REQUIRE_BROWSER=1 make a pass left out a failure (.ci/run sets both).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { constants, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -202,9 +202,21 @@ async function _run(pass: Pass, list: string[], env: Record<string, string>, hel
     try { text = readFileSync(file, 'utf8') } catch { /* the runner died before its reporter wrote */ }
     const lines = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as SummaryLine)
     pass.ran = { lines, ms: performance.now() - started, code }
+    if (process.env.TRAVELOPS_TEST_TIMES) _appendTimes(process.env.TRAVELOPS_TEST_TIMES, pass, started)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/**
+ * TRAVELOPS_TEST_TIMES=<file>: every file's time, one tab-separated line each (pass, seconds its
+ * top-level tests took, tests, file), then the pass's own (`<pass>\t<seconds>\t-\t(wall, started
+ * at <s> into the run)`): where a run's time goes, beyond the summary's ten slowest.
+ */
+function _appendTimes(path: string, pass: Pass, started: number): void {
+  const rows = pass.ran!.lines.flatMap((l) => l.kind === 'file' ? [`${pass.name}\t${(l.ms / 1000).toFixed(1)}\t${l.tests}\t${_rel(l.file)}`] : [])
+  rows.push(`${pass.name}\t${(pass.ran!.ms / 1000).toFixed(1)}\t-\t(wall, started at ${(started / 1000).toFixed(0)} s into the run)`)
+  appendFileSync(path, `${rows.join('\n')}\n`)
 }
 
 /** Prints the summary; the exit code: 0 only when the type check (when run) and every pass that ran passed. */
