@@ -32,6 +32,7 @@ const SQLITE_ONLY: Record<string, string> = {
   'test/cli/startup.test.ts': 'no database',
   'test/cli/completion.test.ts': 'no database',
   'test/cli/verify.test.ts': 'no database',
+  'test/api/openapi-lint.test.ts': 'lints the OpenAPI document, built from the route table alike on both engines',
   'test/delivery/one-serve.test.ts': 'one serve per SQLite file (PostgreSQL takes several: test/postgres/multi-process.test.ts)',
 }
 
