@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { sql } from 'kysely'
 import { newId } from '../../src/lib/ids.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { eachEngine, type Env } from './each-engine.ts'
@@ -120,6 +121,20 @@ eachEngine('Engine.feed, the event feed', (s) => {
       } finally {
         await stop()
       }
+    })
+
+    s.test('transactions are ordered by their number, not as text: 99 before 100 within one read', async (env) => {
+      // Found by a stream that skipped events when the cluster's transaction numbers went from 3
+      // digits to 4: the read was ordered by the number as text ('1002' < '997'), and a stream
+      // passed what came after it.
+      const tenant = (await createTenant(env.opened.db, 'Digits', new Date())).id
+      const ids = [await write(env, tenant), await write(env, tenant), await write(env, tenant), await write(env, tenant)]
+      for (const [i, tx] of ['97', '98', '99', '100'].entries()) {
+        await sql`update events set tx = ${tx}::xid8 where id = ${ids[i]!}`.execute(env.opened.db)
+      }
+      const read = await readAll(env, [tenant], await env.engine.feed.resumeAfter(tenant, ids[0]!))
+      assert.deepEqual(read.ids, ids.slice(1))
+      assert.deepEqual([...read.positions].sort(), read.positions, 'positions increase as text')
     })
 
     s.test('an event committed while an older transaction still runs is read only after that one ends, after its events', async (env) => {

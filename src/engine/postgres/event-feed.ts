@@ -104,11 +104,13 @@ export function pgEventFeed(db: Db, url: string): EventFeed & { close(): Promise
       const slash = position.indexOf('/')
       const tx = position.slice(0, slash).replace(/^0+(?=\d)/, '')
       const id = position.slice(slash + 1)
+      // ORDER BY names the table's columns: a bare `tx` is the output column, the number as
+      // text, which put '1002' before '997' and let a stream pass the events in between.
       const { rows } = await sql<{ tx: string; id: string; tenant_id: string; name: string; payload: string }>`
         select tx::text as tx, id, tenant_id, name, payload from events
         where tenant_id = any(${tenantIds as string[]}::text[]) and (tx, id) > (${tx}::xid8, ${id})
           and tx < pg_snapshot_xmin(pg_current_snapshot())
-        order by tx, id limit ${limit}`.execute(db)
+        order by events.tx, events.id limit ${limit}`.execute(db)
       return rows.map((r) => ({ position: _pos(r.tx, r.id), id: r.id, tenantId: r.tenant_id, name: r.name, payload: r.payload }))
     },
     watch: async (wake) => {
