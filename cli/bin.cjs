@@ -11,9 +11,15 @@ if (major < 22) {
   )
   process.exit(1)
 }
-require('tsx/esm/api')
-  .tsImport('./index.ts', __filename)
-  .catch((err) => {
-    process.stderr.write(`error: ${err && err.stack ? err.stack : err}\n`)
-    process.exit(1)
-  })
+const failed = (err) => {
+  process.stderr.write(`error: ${err && err.stack ? err.stack : err}\n`)
+  process.exit(1)
+}
+if (process.features.typescript) {
+  // Node strips the types itself (24, and 22 from 22.18), with its compile cache: 0.3 s of CPU
+  // for a command where tsx's loader took 0.6 s.
+  require('node:module').enableCompileCache?.()
+  import(require('node:url').pathToFileURL(require('node:path').join(__dirname, 'index.ts')).href).catch(failed)
+} else {
+  require('tsx/esm/api').tsImport('./index.ts', __filename).catch(failed)
+}
