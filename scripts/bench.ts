@@ -56,6 +56,9 @@ const S = {
   connections: 16,
   warmupS: Number(process.env.BENCH_WARMUP_S ?? (QUICK ? 0.2 : 2)),
   durationS: Number(process.env.BENCH_DURATION_S ?? (QUICK ? 0.4 : 6)),
+  // --quick: each load figure's warm-up and measured part by count, not by the seconds above
+  // (scripts/bench/load.ts): 40 load runs of 0.6 s at both cores were ~50 s of the test suite's CPU.
+  loadAmount: QUICK ? [32, 64] as [number, number] : undefined,
   ordersSmall: 1_000,
   ordersLarge: QUICK ? 5_000 : 100_000,
   deliveryEvents: QUICK ? 250 : 10_000, // × 2 subscriptions
@@ -422,7 +425,7 @@ async function _pgFloors(c: Ctx, url: string, t: BenchTenant, orderId: string, p
   ]
 }
 
-type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupS' | 'durationS'>
+type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupS' | 'durationS' | 'amount'>
 
 /**
  * The same HTTP figures on PostgreSQL (BENCH_PG_URL, or a server started like the tests'),
@@ -631,7 +634,7 @@ async function _retentionLoad(url: string, t: BenchTenant, left: () => Promise<b
 
 /** One load spread over several servers at once: one load generator, its connections split between them; CPU summed. */
 async function _loadSplit(servers: Child[], urls: string[], spec: Spec): Promise<Measured> {
-  const load = spawnChild(ROOT, 'autocannon', await _script('load.ts'), [JSON.stringify({ connections: S.connections, warmupS: S.warmupS, durationS: S.durationS, url: urls[0]!, urls, ...spec })])
+  const load = spawnChild(ROOT, 'autocannon', await _script('load.ts'), [JSON.stringify({ connections: S.connections, warmupS: S.warmupS, durationS: S.durationS, amount: S.loadAmount, url: urls[0]!, urls, ...spec })])
   await load.next('warm', (S.warmupS + 30) * 1000)
   const cpu0 = await Promise.all(servers.map((s) => s.cpuUs()))
   const w = openWindow(dbServer)
@@ -697,7 +700,7 @@ async function _load(server: Child, spec: Spec & { url: string }, warmupS = S.wa
 }
 
 async function _loadOnce(server: Child, spec: Spec & { url: string }, warmupS: number): Promise<Measured> {
-  const full: LoadSpec = { connections: S.connections, warmupS, durationS: S.durationS, ...spec }
+  const full: LoadSpec = { connections: S.connections, warmupS, durationS: S.durationS, amount: S.loadAmount, ...spec }
   const load = spawnChild(ROOT, 'autocannon', await _script('load.ts'), [JSON.stringify(full)])
   await load.next('warm', (warmupS + 30) * 1000)
   const cpu0 = await server.cpuUs()

@@ -14,6 +14,12 @@ export interface LoadSpec {
   connections: number
   warmupS: number
   durationS: number
+  /**
+   * Requests instead of seconds (--quick): the warm-up sends `amount[0]`, the measured part
+   * `amount[1]`, however long they take. A window of seconds on a machine the test suite keeps
+   * busy can close before the first answer; a count cannot, and ends as soon as it is sent.
+   */
+  amount?: [number, number]
   method: 'GET' | 'POST'
   headers: Record<string, string>
   /** Paths taken in turn; a file of one path per line when `pathsFile` is given. */
@@ -43,12 +49,15 @@ async function main(): Promise<void> {
   const per = Math.max(1, Math.round(spec.connections / urls.length))
   // autocannon looks whether its time is up once per sample (every second by default): a 0.5 s
   // run took a whole second. Sampled every 100 ms it stops within 0.1 s of `duration`.
-  const run = (duration: number) => Promise.all(urls.map((url) => autocannon({ url, connections: per, pipelining: 1, duration, requests, sampleInt: 100 })))
-  if (spec.warmupS > 0) await run(spec.warmupS)
+  const run = (duration: number, amount?: number) => Promise.all(urls.map((url) => autocannon({
+    url, connections: per, pipelining: 1, duration, requests, sampleInt: 100,
+    ...(amount === undefined ? {} : { amount: Math.max(per, Math.ceil(amount / urls.length)) }),
+  })))
+  if (spec.warmupS > 0) await run(spec.warmupS, spec.amount?.[0])
   send({ type: 'warm' })
   await next('go')
   const cpu0 = selfStats().cpuUs
-  const rs = await run(spec.durationS)
+  const rs = await run(spec.durationS, spec.amount?.[1])
   const clientCpuUs = selfStats().cpuUs - cpu0
   const statusCodes: Record<string, number> = {}
   for (const r of rs) for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = (statusCodes[code] ?? 0) + Number(v.count)
