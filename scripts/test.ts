@@ -118,13 +118,17 @@ async function main(): Promise<number> {
       : [...new Set(only.flatMap((o) => statSync(join(ROOT, o)).isDirectory() ? files(o) : [o]))]
     const first = all.filter((f) => !f.startsWith('test/browser/') && (pgUrl || !f.startsWith('test/postgres/')))
     const pgEnv: Record<string, string> = pgUrl ? { TRAVELOPS_TEST_PG_URL: pgUrl } : {}
-    cliDir = mkdtempSync(join(tmpdir(), 'travelops-test-cli-'))
-    process.env[CLI_BUNDLE_ENV] = await buildCliBundle(cliDir)
-    // Node's compile cache for every test process and what it spawns: a test file's process strips
-    // the types of and compiles some 300 modules, ~0.4 s of its ~1.5 s of CPU, the same ones each
-    // time. Measured on six small files run one after another: 9.0 s of CPU without, 6.5 s warm.
-    // The run's own (the first files fill it), removed with the CLI bundle.
-    process.env.NODE_COMPILE_CACHE ??= join(cliDir, 'compile-cache')
+    // A run inside a run (test/unit/suite-runner.test.ts) takes the outer run's bundle as it is.
+    const given = process.env[CLI_BUNDLE_ENV]
+    if (!given || !existsSync(given)) {
+      cliDir = mkdtempSync(join(tmpdir(), 'travelops-test-cli-'))
+      process.env[CLI_BUNDLE_ENV] = await buildCliBundle(cliDir)
+      // Node's compile cache for every test process and what it spawns: a test file's process strips
+      // the types of and compiles some 300 modules, ~0.4 s of its ~1.5 s of CPU, the same ones each
+      // time. Measured on six small files run one after another: 9.0 s of CPU without, 6.5 s warm.
+      // The run's own (the first files fill it), removed with the CLI bundle.
+      process.env.NODE_COMPILE_CACHE ??= join(cliDir, 'compile-cache')
+    }
     await _run(sqlitePass, first, pgEnv)
     // The browser pass runs beside the PostgreSQL pass (it waits on Chromium more than it computes,
     // and saves the 50 s it took after it); its output is held and printed after the PostgreSQL pass's.

@@ -23,9 +23,10 @@ export interface RunnerRun {
 export function startRunner(env: Record<string, string>, args: string[] = []): RunnerRun {
   const tmp = mkdtempSync(join(tmpdir(), 'suite-runner-'))
   chmodSync(tmp, 0o755) // the server's own directory in it belongs to the postgres user
-  // Nothing of the suite's own run (npm test under CI sets TRAVELOPS_REQUIRE_BROWSER=1, say): only `env`.
+  // Nothing of the suite's own run (npm test under CI sets TRAVELOPS_REQUIRE_BROWSER=1, say): only
+  // `env`; but its CLI bundle (TRAVELOPS_TEST_CLI), which the runner then need not build again.
   const childEnv: NodeJS.ProcessEnv = { ...process.env }
-  for (const name of ['TRAVELOPS_TEST_PG_URL', 'TRAVELOPS_TEST_ENGINE', 'TRAVELOPS_REQUIRE_BROWSER', 'TRAVELOPS_REQUIRE_PG', 'TRAVELOPS_REQUIRE_SHELLS', 'TRAVELOPS_CHROMIUM']) delete childEnv[name]
+  for (const name of ['TRAVELOPS_TEST_PG_URL', 'TRAVELOPS_TEST_ENGINE', 'TRAVELOPS_REQUIRE_BROWSER', 'TRAVELOPS_REQUIRE_PG', 'TRAVELOPS_REQUIRE_SHELLS', 'TRAVELOPS_CHROMIUM', 'TRAVELOPS_TEST_TIMES']) delete childEnv[name]
   Object.assign(childEnv, { TMPDIR: tmp }, env)
   const proc = spawn(process.execPath, [join(ROOT, 'scripts', 'test.ts'), ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
