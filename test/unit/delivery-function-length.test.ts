@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'node:test'
-import ts from 'typescript'
+import { functionLengths } from '../helpers/source-ast.ts'
 
 /** The longest a function in src/delivery may run, in lines from its first to its last (nested functions included). */
 const MAX_LINES = 150
@@ -16,25 +16,6 @@ function _files(dir: string): string[] {
     if (e.isDirectory()) return _files(path)
     return e.name.endsWith('.ts') ? [path] : []
   })
-}
-
-/** Every function, arrow, method, accessor and constructor in a file, with its length in lines. */
-export function functionLengths(path: string, text: string): { name: string; line: number; lines: number }[] {
-  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true)
-  const found: { name: string; line: number; lines: number }[] = []
-  const visit = (node: ts.Node): void => {
-    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
-      const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line
-      const end = source.getLineAndCharacterOfPosition(node.getEnd()).line
-      const named = (node as ts.FunctionLikeDeclaration).name
-      const parent = node.parent
-      const name = named ? named.getText(source) : ts.isVariableDeclaration(parent) ? parent.name.getText(source) : '(anonymous)'
-      found.push({ name, line: start + 1, lines: end - start + 1 })
-    }
-    ts.forEachChild(node, visit)
-  }
-  visit(source)
-  return found
 }
 
 test('the measure counts a function from its first line to its last, nested ones included', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { test } from 'node:test'
-import ts from 'typescript'
+import { importedSpecifiers } from '../helpers/source-ast.ts'
 
 // The layers of docs/architecture.md, lowest first: a file may import its own layer and the
 // layers below it, never one above. Every import counts, `import type` and `await import()`
@@ -72,10 +72,9 @@ function edges(): Edge[] {
   if (_edges) return _edges
   _edges = []
   for (const file of [..._files('src'), ..._files('cli')]) {
-    const info = ts.preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true)
-    for (const imported of info.importedFiles) {
-      if (!imported.fileName.startsWith('.')) continue
-      const to = relative(ROOT, resolve(ROOT, dirname(file), imported.fileName))
+    for (const specifier of importedSpecifiers(file, readFileSync(join(ROOT, file), 'utf8'))) {
+      if (!specifier.startsWith('.')) continue
+      const to = relative(ROOT, resolve(ROOT, dirname(file), specifier))
       if (to.startsWith('src/') || to.startsWith('cli/')) _edges.push({ from: file, to })
     }
   }
