@@ -15,8 +15,8 @@ export { UnstorableRow }
 
 type Table = keyof Database
 
-/** Every table with rows to copy, parents before children (foreign keys), with its primary key. */
 /**
+ * Every table with rows to copy, parents before children (foreign keys), with its primary key.
  * `omit`: columns one engine keeps for itself, left to the target's default (events.tx, the
  * writing transaction PostgreSQL's event feed orders by: migration postgres/0020; SQLite has none).
  */

@@ -26,5 +26,6 @@ export interface PlanNode {
   'Actual Rows': number
   'Actual Loops': number
   'Rows Removed by Filter'?: number
+  'Rows Removed by Index Recheck'?: number
   Plans?: PlanNode[]
 }

@@ -11,6 +11,7 @@ import { claimRows, queuedWebhooks } from '../../src/engine/postgres/delivery-st
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { newPgDatabase } from '../helpers/engine.ts'
 import { insertWebhook } from '../helpers/store.ts'
+import type { PlanNode } from '../helpers/query-plans.ts'
 
 // The delivery engine's two reads of the queue on PostgreSQL — which subscriptions have due work,
 // and the claim — must cost the batch, not the backlog (issue 15), whatever the planner's
@@ -91,17 +92,6 @@ async function explained(db: Db, run: (db: Db) => Promise<unknown>): Promise<Pla
   await run(db.withPlugin(plugin))
   assert.ok(plans.length > 0, 'a statement was explained')
   return plans
-}
-
-interface PlanNode {
-  'Node Type': string
-  'Relation Name'?: string
-  'Index Name'?: string
-  'Actual Rows': number
-  'Actual Loops': number
-  'Rows Removed by Filter'?: number
-  'Rows Removed by Index Recheck'?: number
-  Plans?: PlanNode[]
 }
 
 /** The scans of `deliveries` in a plan, and the rows they read in all (returned and filtered out, over every loop). */
