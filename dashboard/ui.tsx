@@ -15,15 +15,18 @@ export function useAsync<T>(fn: () => Promise<T>, deps: unknown[]): { data: T | 
   return { ...state, reload: useCallback(() => setTick((t) => t + 1), []) }
 }
 
-/** Calls `fn` every `ms` while the page is visible. */
-export function useInterval(fn: () => void, ms: number | null): void {
-  const saved = useRef(fn)
-  saved.current = fn
+/**
+ * Loads `async` again `ms` after its last answer, while the page is visible. Never while a load
+ * is on its way: a list slower than `ms` (a filtered page scanning far back on a busy server) is
+ * shown when it comes, instead of being asked for again and thrown away at every tick.
+ */
+export function useRefresh(async: { loading: boolean; reload: () => void }, ms: number | null): void {
+  const { loading, reload } = async
   useEffect(() => {
-    if (ms === null) return
-    const id = setInterval(() => document.visibilityState === 'visible' && saved.current(), ms)
+    if (ms === null || loading) return
+    const id = setInterval(() => document.visibilityState === 'visible' && reload(), ms)
     return () => clearInterval(id)
-  }, [ms])
+  }, [ms, loading, reload])
 }
 
 export function ErrorBox({ children }: { children: ComponentChildren }) {

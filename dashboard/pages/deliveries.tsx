@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import { get, list, post } from '../api.ts'
 import { navigate, useLocation } from '../router.ts'
 import type { Delivery, DeliveryDetail, EventType, Webhook } from '../types.ts'
-import { Badge, Empty, ErrorBox, formatTime, Json, Loading, Notice, PageHead, Time, useAsync, useInterval, useSubmit } from '../ui.tsx'
+import { Badge, Empty, ErrorBox, formatTime, Json, Loading, Notice, PageHead, Time, useAsync, useRefresh, useSubmit } from '../ui.tsx'
 
 const REFRESH_MS = 3000
 
@@ -51,7 +51,7 @@ export function Deliveries({ base }: { base: string }) {
     limit: '25', cursor, status: filters.status, event: filters.event, webhook_id: filters.webhook_id,
     created_after: filters.since ? new Date(filters.since).toISOString() : undefined,
   }), [key, cursor])
-  useInterval(page.reload, live && !cursor ? REFRESH_MS : null)
+  useRefresh(page, live && !cursor ? REFRESH_MS : null)
   const setFilter = (name: string, value: string) => {
     const q = new URLSearchParams(location.search)
     if (value) q.set(name, value)
@@ -106,7 +106,7 @@ export function DeliveryPage({ base, id }: { base: string; id: string }) {
     d.reload()
   })
   const waiting = d.data && (d.data.status === 'pending' || (notice !== null && d.data.attempt_log.every((a) => a.trigger !== 'manual' || a.response_code === null)))
-  useInterval(d.reload, waiting ? 1500 : 10_000)
+  useRefresh(d, waiting ? 1500 : 10_000)
   if (!d.data) return d.error ? <ErrorBox>{d.error}</ErrorBox> : <Loading />
   const x = d.data
   return (

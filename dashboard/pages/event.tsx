@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { get, list } from '../api.ts'
 import type { Delivery, EventBody, Page, Webhook } from '../types.ts'
-import { Badge, Empty, ErrorBox, formatTime, Json, Loading, PageHead, Time, useAsync, useInterval, useSubmit } from '../ui.tsx'
+import { Badge, Empty, ErrorBox, formatTime, Json, Loading, PageHead, Time, useAsync, useRefresh, useSubmit } from '../ui.tsx'
 
 const DELIVERIES_PAGE = 100
 
@@ -19,7 +19,7 @@ export function EventPage({ base, id }: { base: string; id: string }) {
     setOlder({ id, rows: [...(more?.rows ?? []), ...page.data], next: page.has_more ? page.next_cursor : null })
   })
   const rows = first.data ? [...first.data.data, ...(more?.rows ?? [])] : undefined
-  useInterval(first.reload, rows?.some((d) => d.status === 'pending') ? 2000 : null)
+  useRefresh(first, rows?.some((d) => d.status === 'pending') ? 2000 : null)
   if (!ev.data) return ev.error ? <><PageHead title="Event" sub={<span class="mono">{id}</span>} /><ErrorBox>{ev.error}</ErrorBox></> : <Loading />
   const e = ev.data
   return (

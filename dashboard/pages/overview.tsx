@@ -2,7 +2,7 @@ import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, T
 import { useEffect, useRef } from 'preact/hooks'
 import { get, list } from '../api.ts'
 import type { StatsRow, Webhook } from '../types.ts'
-import { Badge, Empty, ErrorBox, Loading, PageHead, Time, useAsync, useInterval } from '../ui.tsx'
+import { Badge, Empty, ErrorBox, Loading, PageHead, Time, useAsync, useRefresh } from '../ui.tsx'
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend)
 
@@ -69,7 +69,7 @@ export function Overview({ base }: { base: string }) {
     ])
     return { hours, days, webhooks: webhooks.data }
   }, [base])
-  useInterval(stats.reload, 30_000)
+  useRefresh(stats, 30_000)
   if (!stats.data) return stats.error ? <ErrorBox>{stats.error}</ErrorBox> : <Loading />
   const { hours, days, webhooks } = stats.data
   const day = _summary(hours)

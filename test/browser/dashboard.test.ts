@@ -354,7 +354,8 @@ describe('the dashboard in Chromium', () => {
     // More finished deliveries than a page looks at (SCAN_BUDGET), written beside serve as the CLI writes; the oldest one failed.
     const sqlite = openSqlite(db)
     try {
-      const at = '2026-01-01T00:00:00.000Z'
+      // Inside the retention period: serve prunes older finished deliveries (30 days), the failed one among the first.
+      const at = new Date(Date.now() - 60_000).toISOString()
       const id = (prefix: string, i: number) => `${prefix}_00000000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`
       sqlite.transaction(() => {
         sqlite.prepare('INSERT INTO events (id, tenant_id, name, payload, created_at) VALUES (?, ?, ?, ?, ?)').run(id('evt', 1), t.id, 'payment.refunded', '{"data":{}}', at)
@@ -373,6 +374,43 @@ describe('the dashboard in Chromium', () => {
     await page.locator('tr[data-delivery]').first().waitFor()
     assert.equal(await page.locator('tr[data-delivery]').count(), 1)
     assert.equal(await page.getByRole('button', { name: 'Older' }).isDisabled(), true)
+    assert.deepEqual(watched.problems, [])
+    await context.close()
+  })
+
+  test('a list slower than its refresh is shown, and is not asked for again while it is on its way', async () => {
+    const t = await runJson(['tenants', 'create', '--db', db, '--name', 'Slow Fjords'])
+    const k = await runJson(['keys', 'create', '--db', db, '--tenant', t.id])
+    const api = apiClient(serve.url, k.key)
+    const webhook = await api('POST', '/v1/webhooks', { url: `${good.url}/slow`, events: ['order.created'] })
+    assert.equal(webhook.status, 201)
+    assert.equal((await api('POST', `/v1/webhooks/${webhook.body.data.id}/test`)).status, 202)
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+    await context.clock.install()
+    const { page, watched } = await newWatchedPage(context)
+    // The deliveries list is held until the test lets it go: a list slower than the page's 3 s refresh.
+    const asked: string[] = []
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let first!: () => void
+    const firstAsked = new Promise<void>((resolve) => (first = resolve))
+    await page.route((url) => url.pathname === '/v1/webhooks/deliveries', async (route) => {
+      asked.push(route.request().url())
+      first()
+      await released
+      await route.continue()
+    })
+    await page.goto(await link(['--tenant', t.id]))
+    await page.waitForURL(`**/dashboard/t/${t.id}/overview`)
+    await page.goto(`${serve.url}/dashboard/t/${t.id}/deliveries`)
+    await firstAsked
+    await page.clock.runFor(10_000)
+    assert.equal(asked.length, 1, 'no refresh while the list is on its way')
+    release()
+    await page.locator('tr[data-delivery]').first().waitFor()
+    // Refreshing goes on, 3 s after the answer.
+    await page.clock.runFor(3_000)
+    await until('a refresh after the answer', async () => asked.length === 2)
     assert.deepEqual(watched.problems, [])
     await context.close()
   })
