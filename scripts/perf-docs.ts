@@ -1,15 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { COMPARE, median, type Comparison } from './bench-compare.ts'
 
 // The figures of docs/performance.md are generated from bench/results.json (the last full
 // `npm run bench`): `npx tsx scripts/perf-docs.ts` rewrites the region between the two markers;
 // test/unit/perf-docs.test.ts fails when they differ from the results file. A second region
-// compares each figure's CPU per request with bench/baseline.json, a run of the tree a change
-// started from (kept while that comparison is the one the page reports).
+// shows bench/compare.json: two trees' instructions per request (scripts/bench-compare.ts).
 
 export const PERF_DOCS = fileURLToPath(new URL('../docs/performance.md', import.meta.url))
 export const RESULTS = fileURLToPath(new URL('../bench/results.json', import.meta.url))
-export const BASELINE = fileURLToPath(new URL('../bench/baseline.json', import.meta.url))
 export const PERF_DOCS_COMMAND = 'npx tsx scripts/perf-docs.ts'
 const START = '<!-- figures:start -->'
 const END = '<!-- figures:end -->'
@@ -66,48 +65,47 @@ export function renderFigures(results: Results): string {
 }
 
 /**
- * The comparison region: every figure both runs measured with a CPU per request (or per
- * delivery), before and after, and the change; one that grew by more than WORSE is marked.
+ * The comparison region, from bench/compare.json (scripts/bench-compare.ts): for each kind of
+ * request, the instructions serve executed per request in each tree (the median of its runs), the
+ * change, and how far each tree's own runs lay apart; a change above WORSE is marked.
  */
-export function renderCompare(before: Results, after: Results): string {
+export function renderCompare(c: Comparison): string {
   const out = [
     CSTART,
-    `<!-- Generated from bench/baseline.json and bench/results.json by \`${PERF_DOCS_COMMAND}\`; do not edit by hand. -->`,
+    `<!-- Generated from bench/compare.json by \`${PERF_DOCS_COMMAND}\`; do not edit by hand. -->`,
     '',
-    `Before: \`${before.commit}\` (${before.generated_at.slice(0, 10)}, load average ${before.machine.loadavg_start[0]} → ${before.machine.loadavg_end[0]}). `
-      + `After: \`${after.commit}\` (${after.generated_at.slice(0, 10)}, load average ${after.machine.loadavg_start[0]} → ${after.machine.loadavg_end[0]}). `
-      + `CPU per request (per delivery for the loops), µs; marked when more than ${WORSE * 100} % worse.`,
+    `Before: \`${c.before.commit}\`. After: \`${c.after.commit}\`. Measured ${c.generated_at.slice(0, 10)} in ${Math.round(c.seconds / 60)} min, `
+      + `${c.runs} run${c.runs === 1 ? '' : 's'} of each tree's \`serve\` under callgrind. Instructions per request, the median of the runs; `
+      + `marked when more than ${WORSE * 100} % more. The spread is how far each tree's own runs lay apart (highest ÷ lowest − 1).`,
     '',
-    '| figure | before | after | change |',
-    '|---|---|---|---|',
+    '| request | before | after | change | spread before / after |',
+    '|---|---|---|---|---|',
   ]
-  const was = new Map(before.figures.map((f) => [f.id, f]))
-  for (const f of after.figures) {
-    const b = was.get(f.id)
-    if (!b || f.unit === '×' || typeof f.cpuUs !== 'number' || typeof b.cpuUs !== 'number' || b.cpuUs <= 0) continue
-    const change = f.cpuUs / b.cpuUs - 1
-    const text = `${change >= 0 ? '+' : ''}${_num(change * 100, 1)} %`
-    out.push(`| ${f.name.replace(/\|/g, '\\|')} | ${_num(b.cpuUs, 1)} | ${_num(f.cpuUs, 1)} | ${change > WORSE ? `**${text}**` : text} |`)
+  const count = (n: number) => Math.round(n).toLocaleString('en-US')
+  const spread = (xs: number[]) => `${_num((Math.max(...xs) / Math.min(...xs) - 1) * 100, 1)} %`
+  for (const f of c.figures) {
+    const text = `${f.change >= 0 ? '+' : ''}${_num(f.change * 100, 1)} %`
+    out.push(`| ${f.name.replace(/\|/g, '\\|')} | ${count(median(f.before))} | ${count(median(f.after))} | ${f.change > WORSE ? `**${text}**` : text} | ${spread(f.before)} / ${spread(f.after)} |`)
   }
   out.push('', CEND)
   return out.join('\n')
 }
 
-/** docs/performance.md with its figures region made from `results` (and its comparison with `baseline`, when given). */
-export function renderPerfDocs(page: string, results: Results, baseline?: Results): string {
+/** docs/performance.md with its figures region made from `results` (and its comparison from `comparison`, when given). */
+export function renderPerfDocs(page: string, results: Results, comparison?: Comparison): string {
   const a = page.indexOf(START)
   const b = page.indexOf(END)
   if (a < 0 || b < a) throw new Error(`docs/performance.md has no ${START} … ${END} region`)
   let next = page.slice(0, a) + renderFigures(results) + page.slice(b + END.length)
   const c = next.indexOf(CSTART)
   const d = next.indexOf(CEND)
-  if (baseline && c >= 0 && d > c) next = next.slice(0, c) + renderCompare(baseline, results) + next.slice(d + CEND.length)
+  if (comparison && c >= 0 && d > c) next = next.slice(0, c) + renderCompare(comparison) + next.slice(d + CEND.length)
   return next
 }
 
-export function readBaseline(): Results | undefined {
+export function readComparison(): Comparison | undefined {
   try {
-    return JSON.parse(readFileSync(BASELINE, 'utf8')) as Results
+    return JSON.parse(readFileSync(COMPARE, 'utf8')) as Comparison
   } catch {
     return undefined
   }
@@ -128,7 +126,7 @@ const _num = (n: number, digits: number) => String(Number(n.toFixed(digits)))
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const page = readFileSync(PERF_DOCS, 'utf8')
-  const next = renderPerfDocs(page, readResults(), readBaseline())
+  const next = renderPerfDocs(page, readResults(), readComparison())
   if (process.argv.includes('--check')) {
     if (next !== page) console.error(`docs/performance.md's figures differ from bench/results.json: run ${PERF_DOCS_COMMAND}`)
     process.exitCode = next === page ? 0 : 1
