@@ -8,8 +8,8 @@
 // So this runs the bench's own `serve` (scripts/bench/serve.ts, bundled, the bench's V8 flags) of a
 // checkout of <rev> and of this tree under valgrind's callgrind, which counts the instructions
 // serve executes, whatever else the machine does. Each tree's serve runs `runs` times, one
-// process at a time per core; in each, instrumentation is on only while a kind of request is
-// measured, after a warm-up of the same kind:
+// process at a time per core. In each, a window per kind of request, after a warm-up of that kind
+// and a full collection, between two callgrind dumps:
 //   - POST /v1/orders for a tenant with 2 subscriptions, the receiver answering 200: the write
 //     and the delivery of its 2 webhooks (the window ends once all are delivered);
 //   - GET /v1/orders/:id over the orders written;
@@ -25,8 +25,8 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs, promisify } from 'node:util'
-import pg from 'pg'
 import { Pool } from 'undici'
+import { newPgDatabase } from '../test/helpers/engine.ts'
 import { startPgServer } from '../test/helpers/pg-server.ts'
 import { NODE_FLAGS } from '../src/node-flags.ts'
 import { bundleBenchScript } from './bench/bundle.ts'
@@ -245,18 +245,7 @@ async function main(): Promise<void> {
           const job = jobs[next++]!
           const label = `${job.side}, ${job.engine}, run ${job.i + 1}`
           const dir = join(tmp, `${job.side}-${job.engine}-${job.i}`)
-          let db = join(dir, 'travelops.db')
-          if (job.engine === 'postgres') {
-            const name = `travelops_compare_${job.side}_${job.i}`
-            const admin = new pg.Client({ connectionString: server!.url })
-            await admin.connect()
-            await admin.query(`DROP DATABASE IF EXISTS ${name}`)
-            await admin.query(`CREATE DATABASE ${name}`)
-            await admin.end()
-            const url = new URL(server!.url)
-            url.pathname = `/${name}`
-            db = url.toString()
-          }
+          const db = job.engine === 'postgres' ? await newPgDatabase(server!.url) : join(dir, 'travelops.db')
           const figures = await measureTree(job.side === 'before' ? wt : ROOT, dir, db, label)
           const prefix = job.engine === 'postgres' ? 'pg-' : ''
           const run = (results[job.side][job.i] ??= {})

@@ -12,9 +12,8 @@ export function testEngine(): TestEngine {
 
 let _counter = 0
 
-/** A new, empty database on the test server; its URL. */
-export async function newPgDatabase(): Promise<string> {
-  const base = process.env.TRAVELOPS_TEST_PG_URL
+/** A new, empty database on the test server (or on the server at `base`); its URL. */
+export async function newPgDatabase(base = process.env.TRAVELOPS_TEST_PG_URL): Promise<string> {
   if (!base) throw new Error('TRAVELOPS_TEST_ENGINE=postgres needs TRAVELOPS_TEST_PG_URL (the global setup sets it)')
   const name = `t_${process.pid}_${++_counter}_${Math.random().toString(36).slice(2, 8)}`
   const client = new pg.Client({ connectionString: base })
