@@ -1,7 +1,7 @@
 // Before and after, in instructions: what a change costs per request, measured so that this
 // machine's noise cannot hide it.
 //
-//   npm run bench:compare -- --before <rev> [--runs 3] [--engines sqlite[,postgres]]
+//   npm run bench:compare -- --before <rev> [--runs 3] [--engines sqlite,postgres]
 //
 // A timed run cannot tell 5 % here: the same code measured minutes apart moved by 20–30 % of CPU
 // per request, the bare h3 route as much as the rest (docs/decisions/0066-compare-in-instructions.md).
@@ -14,8 +14,11 @@
 //     and the delivery of its 2 webhooks (the window ends once all are delivered);
 //   - GET /v1/orders/:id over the orders written;
 //   - GET /v1/orders?limit=20.
-// A figure is instructions per request; its change is the median of the after runs ÷ the median
-// of the before runs − 1. Writes bench/compare.json; docs/performance.md's comparison is
+// Requests come 16 at a time on SQLite, one at a time on PostgreSQL (CONNECTIONS). A figure is
+// instructions per request outside V8's optimizing compiler, whose share follows when each
+// function crossed its budget, which timing decides (dumpCosts; the compiler's count is kept
+// beside it). Its change is the median of the after runs ÷ the median of the before runs − 1.
+// Writes bench/compare.json; docs/performance.md's comparison is
 // generated from it (scripts/perf-docs.ts). Needs valgrind (Debian's `valgrind`).
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
@@ -48,19 +51,30 @@ export const FIGURES = [
   ...KINDS.map((k) => ({ id: k.id, name: k.name })),
   ...KINDS.map((k) => ({ id: `pg-${k.id}`, name: `PostgreSQL: ${k.name}` })),
 ]
-const CONNECTIONS = 16
+/**
+ * Requests in flight at once. On SQLite, 16, so that group commit writes several POSTs a
+ * transaction as under load. On PostgreSQL, one: there each request waits on the database, and
+ * with several in flight how many answers one turn of the event loop picks up depends on timing,
+ * which moved a tree's count per GET by a third between runs.
+ */
+const CONNECTIONS = { sqlite: 16, postgres: 1 } as const
 /** Preloaded into serve: a full collection when the comparison asks for one. */
 const GC_ON_ASK = `data:text/javascript,${encodeURIComponent("process.on('message', (m) => { if (m && m.type === 'gc') { globalThis.gc(); process.send({ type: 'gc:ok' }) } })")}`
 
 export interface ComparedFigure {
   id: string
   name: string
-  /** Instructions of serve per request, one value per run. */
+  /** Instructions of serve per request outside V8's optimizing compiler, one value per run. */
   before: number[]
   after: number[]
   /** median(after) ÷ median(before) − 1 */
   change: number
+  /** Instructions per request inside the optimizing compiler, one value per run (not in `before`, `after` or `change`). */
+  compiler: { before: number[]; after: number[] }
 }
+
+/** One run of one tree: per kind, instructions a request outside and inside the optimizing compiler. */
+export type Run = Record<string, { instructions: number; compiler: number }>
 
 export interface Comparison {
   generated_at: string
@@ -79,21 +93,57 @@ export const median = (xs: number[]): number => {
 }
 
 /** One figure per kind: each tree's runs and the change of the medians. */
-export function compareRuns(before: Record<string, number>[], after: Record<string, number>[], kinds: readonly { id: string; name: string }[] = FIGURES): ComparedFigure[] {
+export function compareRuns(before: Run[], after: Run[], kinds: readonly { id: string; name: string }[] = FIGURES): ComparedFigure[] {
   if (before.length === 0 || after.length === 0) throw new Error('no runs to compare')
   return kinds.map((k) => {
     const b = before.map((r) => r[k.id])
     const a = after.map((r) => r[k.id])
-    if ([...b, ...a].some((x) => typeof x !== 'number' || !(x > 0))) throw new Error(`${k.id}: a run has no figure`)
-    return { id: k.id, name: k.name, before: b as number[], after: a as number[], change: median(a as number[]) / median(b as number[]) - 1 }
+    if ([...b, ...a].some((x) => !x || !(x.instructions > 0) || !(x.compiler >= 0))) throw new Error(`${k.id}: a run has no figure`)
+    const ins = (xs: typeof b) => xs.map((x) => x!.instructions)
+    return {
+      id: k.id, name: k.name, before: ins(b), after: ins(a), change: median(ins(a)) / median(ins(b)) - 1,
+      compiler: { before: b.map((x) => x!.compiler), after: a.map((x) => x!.compiler) },
+    }
   })
 }
 
-/** The instructions callgrind counted in one dump file. */
-export function dumpInstructions(text: string): number {
+/**
+ * V8's entries into its optimizing compilers. With `--single-threaded` they compile on the main
+ * thread, inside the request that tipped a function over its budget.
+ */
+const OPTIMIZING = /^v8::internal::Runtime_(?:OptimizeTurbofanEager|OptimizeMaglevEager|CompileOptimized\w*|CompileOnStackReplacement|StartTurbofanOptimizeJob|StartMaglevOptimizeJob)\(/
+
+/**
+ * What one callgrind dump counted: all the instructions (its totals line), and those inside the
+ * optimizing compiler: the inclusive cost of every call into an OPTIMIZING entry from outside one.
+ * Reads callgrind's format with name compression (`fn=(7) name` once, `fn=(7)` after), a
+ * `calls=` line followed by the call's inclusive cost, the first event (Ir) after the positions.
+ */
+export function dumpCosts(text: string): { instructions: number; compiler: number } {
   const m = /^(?:summary|totals): (\d+)/m.exec(text)
   if (!m) throw new Error('no totals in a callgrind dump')
-  return Number(m[1])
+  const positions = (/^positions: (.+)$/m.exec(text)?.[1] ?? 'line').trim().split(/\s+/).length
+  const names = new Map<string, string>()
+  const name = (v: string): string => {
+    const c = /^\((\d+)\)(?: (.*))?$/.exec(v)
+    if (!c) return v
+    if (c[2] !== undefined) names.set(c[1]!, c[2])
+    return names.get(c[1]!) ?? ''
+  }
+  let fn = ''
+  let callee = ''
+  let call = false
+  let compiler = 0
+  for (const line of text.split('\n')) {
+    if (line.startsWith('fn=')) fn = name(line.slice(3))
+    else if (line.startsWith('cfn=')) callee = name(line.slice(4))
+    else if (line.startsWith('calls=')) call = true
+    else if (call && /^[\d+*-]/.test(line)) {
+      call = false
+      if (OPTIMIZING.test(callee) && !OPTIMIZING.test(fn)) compiler += Number(line.split(/\s+/)[positions] ?? 0)
+    }
+  }
+  return { instructions: Number(m[1]), compiler }
 }
 
 const ORDER_BODY = JSON.stringify({
@@ -103,7 +153,7 @@ const ORDER_BODY = JSON.stringify({
 })
 
 /** One run of one tree's serve under callgrind on `db` (a file, or a PostgreSQL database's URL): instructions per request of each kind. */
-async function measureTree(tree: string, dir: string, db: string, label: string): Promise<Record<Kind, number>> {
+async function measureTree(tree: string, dir: string, db: string, label: string, connections: number): Promise<Record<Kind, { instructions: number; compiler: number }>> {
   mkdirSync(dir, { recursive: true })
   const cli = (...args: string[]) => JSON.parse(execFileSync(join(tree, 'travelops'), [...args, '--json'], { cwd: tree, encoding: 'utf8' }))
   execFileSync(join(tree, 'travelops'), ['migrate', '--db', db], { cwd: tree, stdio: 'ignore' })
@@ -137,7 +187,7 @@ async function measureTree(tree: string, dir: string, db: string, label: string)
     proc.on('message', (m: { type?: string; url?: string }) => m.type === 'ready' && resolve(m as { url: string }))
     proc.once('exit', (code) => reject(new Error(`${label}: serve under valgrind exited ${code}\n${stderr}`)))
   })
-  const pool = new Pool(ready.url, { connections: CONNECTIONS, headersTimeout: 0, bodyTimeout: 0 })
+  const pool = new Pool(ready.url, { connections, headersTimeout: 0, bodyTimeout: 0 })
   const auth = { authorization: `Bearer ${key}` }
   const call = async (method: 'GET' | 'POST', path: string, body?: string, want = 200, tries = 3): Promise<string> => {
     let r
@@ -161,7 +211,7 @@ async function measureTree(tree: string, dir: string, db: string, label: string)
     }
     const load = async (n: number, one: (i: number) => Promise<unknown>) => {
       let next = 0
-      await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+      await Promise.all(Array.from({ length: connections }, async () => {
         while (next < n) await one(next++)
       }))
     }
@@ -173,18 +223,18 @@ async function measureTree(tree: string, dir: string, db: string, label: string)
     // Instrumentation goes on once, after the first warm-up, and stays on: a dump ends each window
     // (switching it off and on again between windows made later dumps' totals wrong). A window's
     // dump holds what serve executed since the previous dump.
-    const dump = async (name: string): Promise<number> => {
+    const dump = async (name: string): Promise<{ instructions: number; compiler: number }> => {
       await callgrind(`--dump=${name}`)
       const parts = readdirSync(dir).filter((f) => f.startsWith('callgrind.out.')).map((f) => join(dir, f))
       if (parts.length !== 1) throw new Error(`${label}: ${parts.length} callgrind dumps for ${name}`)
-      const instructions = dumpInstructions(readFileSync(parts[0]!, 'utf8'))
+      const costs = dumpCosts(readFileSync(parts[0]!, 'utf8'))
       // BENCH_COMPARE_KEEP=<dir>: each window's dump is kept there, for callgrind_annotate.
       const keep = process.env.BENCH_COMPARE_KEEP
       if (keep && !name.endsWith('-warmup')) copyFileSync(parts[0]!, join(keep, `${label.replace(/[^a-z0-9]+/gi, '-')}-${name}.callgrind`))
       rmSync(parts[0]!)
-      return instructions
+      return costs
     }
-    const figures = {} as Record<Kind, number>
+    const figures = {} as Record<Kind, { instructions: number; compiler: number }>
     const collected = () => new Promise<void>((resolve) => {
       const listener = (m: { type?: string }) => {
         if (m?.type !== 'gc:ok') return
@@ -202,8 +252,9 @@ async function measureTree(tree: string, dir: string, db: string, label: string)
       await dump(`${k.id}-warmup`)
       await load(k.measured, kinds[k.id])
       if (k.id === 'post-delivered') await deliveredAll(2 * ids.length)
-      figures[k.id] = (await dump(k.id)) / k.measured
-      process.stdout.write(`  ${label}: ${k.id} ${Math.round(figures[k.id]).toLocaleString('en-US')} instructions a request\n`)
+      const costs = await dump(k.id)
+      const f = (figures[k.id] = { instructions: (costs.instructions - costs.compiler) / k.measured, compiler: costs.compiler / k.measured })
+      process.stdout.write(`  ${label}: ${k.id} ${Math.round(f.instructions).toLocaleString('en-US')} instructions a request, ${Math.round(f.compiler).toLocaleString('en-US')} more compiling\n`)
     }
     return figures
   } finally {
@@ -215,8 +266,8 @@ async function measureTree(tree: string, dir: string, db: string, label: string)
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { before: { type: 'string' }, runs: { type: 'string', default: '3' }, engines: { type: 'string', default: 'sqlite' } } })
-  if (!values.before) throw new Error('usage: npm run bench:compare -- --before <rev> [--runs 3] [--engines sqlite[,postgres]]')
+  const { values } = parseArgs({ options: { before: { type: 'string' }, runs: { type: 'string', default: '3' }, engines: { type: 'string', default: 'sqlite,postgres' } } })
+  if (!values.before) throw new Error('usage: npm run bench:compare -- --before <rev> [--runs 3] [--engines sqlite,postgres]')
   const engines = values.engines.split(',') as ('sqlite' | 'postgres')[]
   if (engines.length === 0 || engines.some((e) => e !== 'sqlite' && e !== 'postgres')) throw new Error('--engines: sqlite, postgres or both')
   const runs = Number(values.runs)
@@ -233,12 +284,13 @@ async function main(): Promise<void> {
   try {
     execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(wt, 'node_modules')])
     rmSync(join(wt, 'node_modules', '.cache'), { recursive: true, force: true })
-    const results: Record<'before' | 'after', Record<string, number>[]> = { before: [], after: [] }
+    const results: Record<'before' | 'after', Run[]> = { before: [], after: [] }
     // A PostgreSQL server for the pg- figures (started as the tests start theirs), a database a run.
     const server = engines.includes('postgres') ? await startPgServer() : undefined
     try {
-      // Every run of both trees on both engines, as many at once as there are cores (callgrind runs one thread).
-      const jobs = Array.from({ length: runs }, (_, i) => (['before', 'after'] as const).flatMap((side) => engines.map((engine) => ({ side, engine, i })))).flat()
+      // Every run of both trees on both engines, as many at once as there are cores (callgrind runs
+      // one thread): a run of one tree beside the same run of the other, on the same engine.
+      const jobs = Array.from({ length: runs }, (_, i) => engines.flatMap((engine) => (['before', 'after'] as const).map((side) => ({ side, engine, i })))).flat()
       let next = 0
       await Promise.all(Array.from({ length: Math.max(1, Math.min(availableParallelism(), jobs.length)) }, async () => {
         while (next < jobs.length) {
@@ -246,7 +298,7 @@ async function main(): Promise<void> {
           const label = `${job.side}, ${job.engine}, run ${job.i + 1}`
           const dir = join(tmp, `${job.side}-${job.engine}-${job.i}`)
           const db = job.engine === 'postgres' ? await newPgDatabase(server!.url) : join(dir, 'travelops.db')
-          const figures = await measureTree(job.side === 'before' ? wt : ROOT, dir, db, label)
+          const figures = await measureTree(job.side === 'before' ? wt : ROOT, dir, db, label, CONNECTIONS[job.engine])
           const prefix = job.engine === 'postgres' ? 'pg-' : ''
           const run = (results[job.side][job.i] ??= {})
           for (const [id, v] of Object.entries(figures)) run[prefix + id] = v

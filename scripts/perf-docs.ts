@@ -75,17 +75,18 @@ export function renderCompare(c: Comparison): string {
     `<!-- Generated from bench/compare.json by \`${PERF_DOCS_COMMAND}\`; do not edit by hand. -->`,
     '',
     `Before: \`${c.before.commit}\`. After: \`${c.after.commit}\`. Measured ${c.generated_at.slice(0, 10)} in ${Math.round(c.seconds / 60)} min, `
-      + `${c.runs} run${c.runs === 1 ? '' : 's'} of each tree's \`serve\` under callgrind. Instructions per request, the median of the runs; `
-      + `marked when more than ${WORSE * 100} % more. The spread is how far each tree's own runs lay apart (highest ÷ lowest − 1).`,
+      + `${c.runs} run${c.runs === 1 ? '' : 's'} of each tree's \`serve\` under callgrind. Instructions per request outside V8's optimizing compiler, the median of the runs; `
+      + `marked when more than ${WORSE * 100} % more. The spread is how far each tree's own runs lay apart (highest ÷ lowest − 1). `
+      + 'The last column is the median of what the optimizing compiler added per request, not counted in the change.',
     '',
-    '| request | before | after | change | spread before / after |',
-    '|---|---|---|---|---|',
+    '| request | before | after | change | spread before / after | compiling before / after |',
+    '|---|---|---|---|---|---|',
   ]
   const count = (n: number) => Math.round(n).toLocaleString('en-US')
   const spread = (xs: number[]) => `${_num((Math.max(...xs) / Math.min(...xs) - 1) * 100, 1)} %`
   for (const f of c.figures) {
     const text = `${f.change >= 0 ? '+' : ''}${_num(f.change * 100, 1)} %`
-    out.push(`| ${f.name.replace(/\|/g, '\\|')} | ${count(median(f.before))} | ${count(median(f.after))} | ${f.change > WORSE ? `**${text}**` : text} | ${spread(f.before)} / ${spread(f.after)} |`)
+    out.push(`| ${f.name.replace(/\|/g, '\\|')} | ${count(median(f.before))} | ${count(median(f.after))} | ${f.change > WORSE ? `**${text}**` : text} | ${spread(f.before)} / ${spread(f.after)} | ${count(median(f.compiler.before))} / ${count(median(f.compiler.after))} |`)
   }
   out.push('', CEND)
   return out.join('\n')
