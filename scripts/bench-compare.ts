@@ -18,8 +18,9 @@
 // instructions per request outside V8's optimizing compiler, whose share follows when each
 // function crossed its budget, which timing decides (dumpCosts; the compiler's count is kept
 // beside it). Its change is the median of the after runs ÷ the median of the before runs − 1.
-// Writes bench/compare.json; docs/performance.md's comparison is
-// generated from it (scripts/perf-docs.ts). Needs valgrind (Debian's `valgrind`).
+// Writes bench/compare.json (its shape and the medians: scripts/bench/compare-figures.ts);
+// docs/performance.md's comparison is generated from it (scripts/perf-docs.ts). Needs valgrind
+// (Debian's `valgrind`).
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -33,24 +34,12 @@ import { newPgDatabase } from '../test/helpers/engine.ts'
 import { startPgServer } from '../test/helpers/pg-server.ts'
 import { NODE_FLAGS } from '../src/node-flags.ts'
 import { bundleBenchScript } from './bench/bundle.ts'
-import { gitCommit, machine, type Results } from './bench/report.ts'
+import { COMPARE, compareRuns, dumpCosts, FIGURES, KINDS, type Comparison, type Costs, type Kind, type Run } from './bench/compare-figures.ts'
+import { gitCommit, machine } from './bench/report.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-export const COMPARE = join(ROOT, 'bench', 'compare.json')
 const exec = promisify(execFile)
 
-/** Requests a kind is warmed up with, then measured over (valgrind runs serve ~50× slower). */
-const KINDS = [
-  { id: 'post-delivered', name: 'POST /v1/orders, 2 subscriptions, both delivered', warmup: 3000, measured: 2000 },
-  { id: 'get-order', name: 'GET /v1/orders/:id', warmup: 3000, measured: 6000 },
-  { id: 'list-orders', name: 'GET /v1/orders?limit=20', warmup: 2000, measured: 2000 },
-] as const
-type Kind = (typeof KINDS)[number]['id']
-/** Every figure: each kind on SQLite, then on PostgreSQL (`pg-` ids). */
-export const FIGURES = [
-  ...KINDS.map((k) => ({ id: k.id, name: k.name })),
-  ...KINDS.map((k) => ({ id: `pg-${k.id}`, name: `PostgreSQL: ${k.name}` })),
-]
 /**
  * Requests in flight at once. On SQLite, 16, so that group commit writes several POSTs a
  * transaction as under load. On PostgreSQL, one: there each request waits on the database, and
@@ -61,91 +50,6 @@ const CONNECTIONS = { sqlite: 16, postgres: 1 } as const
 /** Preloaded into serve: a full collection when the comparison asks for one. */
 const GC_ON_ASK = `data:text/javascript,${encodeURIComponent("process.on('message', (m) => { if (m && m.type === 'gc') { globalThis.gc(); process.send({ type: 'gc:ok' }) } })")}`
 
-export interface ComparedFigure {
-  id: string
-  name: string
-  /** Instructions of serve per request outside V8's optimizing compiler, one value per run. */
-  before: number[]
-  after: number[]
-  /** median(after) ÷ median(before) − 1 */
-  change: number
-  /** Instructions per request inside the optimizing compiler, one value per run (not in `before`, `after` or `change`). */
-  compiler: { before: number[]; after: number[] }
-}
-
-/** One run of one tree: per kind, instructions a request outside and inside the optimizing compiler. */
-export type Run = Record<string, { instructions: number; compiler: number }>
-
-export interface Comparison {
-  generated_at: string
-  seconds: number
-  runs: number
-  before: { commit: string }
-  after: { commit: string }
-  machine: Results['machine']
-  figures: ComparedFigure[]
-}
-
-export const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
-
-/** One figure per kind: each tree's runs and the change of the medians. */
-export function compareRuns(before: Run[], after: Run[], kinds: readonly { id: string; name: string }[] = FIGURES): ComparedFigure[] {
-  if (before.length === 0 || after.length === 0) throw new Error('no runs to compare')
-  return kinds.map((k) => {
-    const b = before.map((r) => r[k.id])
-    const a = after.map((r) => r[k.id])
-    if ([...b, ...a].some((x) => !x || !(x.instructions > 0) || !(x.compiler >= 0))) throw new Error(`${k.id}: a run has no figure`)
-    const ins = (xs: typeof b) => xs.map((x) => x!.instructions)
-    return {
-      id: k.id, name: k.name, before: ins(b), after: ins(a), change: median(ins(a)) / median(ins(b)) - 1,
-      compiler: { before: b.map((x) => x!.compiler), after: a.map((x) => x!.compiler) },
-    }
-  })
-}
-
-/**
- * V8's entries into its optimizing compilers. With `--single-threaded` they compile on the main
- * thread, inside the request that tipped a function over its budget.
- */
-const OPTIMIZING = /^v8::internal::Runtime_(?:OptimizeTurbofanEager|OptimizeMaglevEager|CompileOptimized\w*|CompileOnStackReplacement|StartTurbofanOptimizeJob|StartMaglevOptimizeJob)\(/
-
-/**
- * What one callgrind dump counted: all the instructions (its totals line), and those inside the
- * optimizing compiler: the inclusive cost of every call into an OPTIMIZING entry from outside one.
- * Reads callgrind's format with name compression (`fn=(7) name` once, `fn=(7)` after), a
- * `calls=` line followed by the call's inclusive cost, the first event (Ir) after the positions.
- */
-export function dumpCosts(text: string): { instructions: number; compiler: number } {
-  const m = /^(?:summary|totals): (\d+)/m.exec(text)
-  if (!m) throw new Error('no totals in a callgrind dump')
-  const positions = (/^positions: (.+)$/m.exec(text)?.[1] ?? 'line').trim().split(/\s+/).length
-  const names = new Map<string, string>()
-  const name = (v: string): string => {
-    const c = /^\((\d+)\)(?: (.*))?$/.exec(v)
-    if (!c) return v
-    if (c[2] !== undefined) names.set(c[1]!, c[2])
-    return names.get(c[1]!) ?? ''
-  }
-  let fn = ''
-  let callee = ''
-  let call = false
-  let compiler = 0
-  for (const line of text.split('\n')) {
-    if (line.startsWith('fn=')) fn = name(line.slice(3))
-    else if (line.startsWith('cfn=')) callee = name(line.slice(4))
-    else if (line.startsWith('calls=')) call = true
-    else if (call && /^[\d+*-]/.test(line)) {
-      call = false
-      if (OPTIMIZING.test(callee) && !OPTIMIZING.test(fn)) compiler += Number(line.split(/\s+/)[positions] ?? 0)
-    }
-  }
-  return { instructions: Number(m[1]), compiler }
-}
-
 const ORDER_BODY = JSON.stringify({
   customer: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', phone: '+44 20 7946 0958' },
   items: [{ description: 'Fjord cruise, two nights', quantity: 2, unitPrice: 149.5 }, { description: 'Airport transfer', quantity: 1, unitPrice: 35 }],
@@ -153,7 +57,7 @@ const ORDER_BODY = JSON.stringify({
 })
 
 /** One run of one tree's serve under callgrind on `db` (a file, or a PostgreSQL database's URL): instructions per request of each kind. */
-async function measureTree(tree: string, dir: string, db: string, label: string, connections: number): Promise<Record<Kind, { instructions: number; compiler: number }>> {
+async function measureTree(tree: string, dir: string, db: string, label: string, connections: number): Promise<Record<Kind, Costs>> {
   mkdirSync(dir, { recursive: true })
   const cli = (...args: string[]) => JSON.parse(execFileSync(join(tree, 'travelops'), [...args, '--json'], { cwd: tree, encoding: 'utf8' }))
   execFileSync(join(tree, 'travelops'), ['migrate', '--db', db], { cwd: tree, stdio: 'ignore' })
@@ -223,7 +127,7 @@ async function measureTree(tree: string, dir: string, db: string, label: string,
     // Instrumentation goes on once, after the first warm-up, and stays on: a dump ends each window
     // (switching it off and on again between windows made later dumps' totals wrong). A window's
     // dump holds what serve executed since the previous dump.
-    const dump = async (name: string): Promise<{ instructions: number; compiler: number }> => {
+    const dump = async (name: string): Promise<Costs> => {
       await callgrind(`--dump=${name}`)
       const parts = readdirSync(dir).filter((f) => f.startsWith('callgrind.out.')).map((f) => join(dir, f))
       if (parts.length !== 1) throw new Error(`${label}: ${parts.length} callgrind dumps for ${name}`)
@@ -234,7 +138,7 @@ async function measureTree(tree: string, dir: string, db: string, label: string,
       rmSync(parts[0]!)
       return costs
     }
-    const figures = {} as Record<Kind, { instructions: number; compiler: number }>
+    const figures = {} as Record<Kind, Costs>
     const collected = () => new Promise<void>((resolve) => {
       const listener = (m: { type?: string }) => {
         if (m?.type !== 'gc:ok') return

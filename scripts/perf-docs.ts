@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { COMPARE, median, type Comparison } from './bench-compare.ts'
+import { COMPARE, median, type Comparison } from './bench/compare-figures.ts'
 
 // The figures of docs/performance.md are generated from bench/results.json (the last full
 // `npm run bench`): `npx tsx scripts/perf-docs.ts` rewrites the region between the two markers;

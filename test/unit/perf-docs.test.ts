@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-import { compareRuns, dumpCosts, type Comparison, type Run } from '../../scripts/bench-compare.ts'
+import { compareRuns, dumpCosts, type Comparison, type Run } from '../../scripts/bench/compare-figures.ts'
 import { PERF_DOCS, PERF_DOCS_COMMAND, readComparison, readResults, renderCompare, renderPerfDocs } from '../../scripts/perf-docs.ts'
 
 // docs/performance.md's figures are bench/results.json's, its comparison bench/compare.json's: a new run makes the page stale.
