@@ -7,6 +7,7 @@ import { openDatabase } from '../../src/engine/open.ts'
 import type { Engine } from '../../src/engine/port.ts'
 import { createTenant } from '../../src/modules/tenants/service.ts'
 import { newPgDatabase } from '../helpers/engine.ts'
+import { startPgServer, type PgServer } from '../helpers/pg-server.ts'
 
 // The conformance suite of the engine port (src/engine/port.ts): each file describes members of
 // the port once and runs over both adapters, the way Kysely's suite loops over its dialects;
@@ -41,14 +42,20 @@ export interface EngineSuite {
  * `describe('[engine] title')` once per engine, each over a database of its own; `define` adds
  * its tests through the suite it is given. A test that only holds on one engine is defined under
  * `if (s.name === …)`, and its name says what that engine documents.
+ *
+ * `ownPgServer`: the PostgreSQL database on a server of its own, started for the file. For
+ * what depends on every transaction of the cluster, as the event feed does (a write transaction of
+ * another file's database holds its events back).
  */
-export function eachEngine(title: string, define: (s: EngineSuite) => void): void {
+export function eachEngine(title: string, define: (s: EngineSuite) => void, o: { ownPgServer?: boolean } = {}): void {
   for (const name of ENGINE_NAMES) {
     describe(`[${name}] ${title}`, () => {
       let env: Env | undefined
+      let server: PgServer | undefined
       const others: OpenDb[] = []
       before(async () => {
-        const target = await _target(name)
+        if (name === 'postgres' && o.ownPgServer && _hasPg()) server = await startPgServer()
+        const target = await _target(name, server)
         if (!target) return
         const opened = await openDatabase(target, { create: true, migrate: true })
         const tenantId = (await createTenant(opened.db, `Engine ${name}`, new Date())).id
@@ -59,12 +66,13 @@ export function eachEngine(title: string, define: (s: EngineSuite) => void): voi
             others.push(o)
             return o
           },
-          fresh: async () => (await _target(name))!,
+          fresh: async () => (await _target(name, server))!,
         }
       })
       after(async () => {
         for (const o of others) await o.close()
         await env?.opened.close()
+        await server?.stop()
         for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
       })
       define({
@@ -81,11 +89,14 @@ export function eachEngine(title: string, define: (s: EngineSuite) => void): voi
 /** The SQLite files' directories this process made, removed after each describe(). */
 const dirs: string[] = []
 
-async function _target(name: EngineName): Promise<string | undefined> {
+const _hasPg = () => Boolean(process.env.TRAVELOPS_TEST_PG_URL) || process.env.TRAVELOPS_REQUIRE_PG === '1'
+
+async function _target(name: EngineName, server?: PgServer): Promise<string | undefined> {
   if (name === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'travelops-engine-'))
     dirs.push(dir)
     return join(dir, 'engine.db')
   }
-  return process.env.TRAVELOPS_TEST_PG_URL || process.env.TRAVELOPS_REQUIRE_PG === '1' ? newPgDatabase() : undefined
+  if (server) return newPgDatabase(server.url)
+  return _hasPg() ? newPgDatabase() : undefined
 }

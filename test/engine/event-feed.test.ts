@@ -6,7 +6,9 @@ import { eachEngine, type Env } from './each-engine.ts'
 
 // The port's event feed (EventFeed, src/engine/port.ts), behind GET /v1/events/stream: the
 // events of some tenants in an order no later commit goes back before, read from a position,
-// resumed after an event, and wake-ups when new ones commit.
+// resumed after an event, and wake-ups when new ones commit. On PostgreSQL a server of its own:
+// a write transaction anywhere in the cluster holds the feed's events back, and other files
+// write beside this one.
 
 const at = () => new Date().toISOString()
 
@@ -158,5 +160,55 @@ eachEngine('Engine.feed, the event feed', (s) => {
       await slow
       assert.deepEqual((await readAll(env, [env.tenantId], head)).ids, [slowId, fast])
     })
+
+    s.test('events held back by an older transaction are read once it ends, though its commit announces nothing', async (env) => {
+      // Found by the two-process stream test: a long transaction elsewhere in the cluster (another
+      // database's, here one that writes nothing) held an event back, and its end woke no one, so
+      // the stream waited for its 1 s poll.
+      const other = await env.another()
+      const head = await env.engine.feed.head()
+      let release!: () => void
+      const gate = new Promise<void>((r) => { release = r })
+      let begun!: () => void
+      const hasXid = new Promise<void>((r) => { begun = r })
+      const blocker = other.db.transaction().execute(async (trx) => {
+        await sql`select pg_current_xact_id()`.execute(trx)
+        begun()
+        await gate
+      })
+      await hasXid
+      const fast = await write(env)
+      let position = head
+      const read: string[] = []
+      let gotIt!: () => void
+      const got = new Promise<void>((r) => { gotIt = r })
+      const readOnce = async () => {
+        for (const r of await env.engine.feed.after([env.tenantId], position, 100)) {
+          read.push(r.id)
+          position = r.position
+        }
+        if (read.includes(fast)) gotIt()
+      }
+      // Reads one at a time, as the streams' reader does; `reading` is the last one.
+      let reading = Promise.resolve()
+      const readNext = () => (reading = reading.then(readOnce))
+      const stop = await env.engine.feed.watch(() => void readNext())
+      try {
+        await readNext() // as the reader's poll would: nothing yet, the event is held back
+        // The wake the watch itself causes (the LISTEN connection opened) has read too, before the end.
+        await new Promise((r) => setImmediate(r))
+        await reading
+        assert.deepEqual(read, [])
+        release()
+        await blocker
+        // No commit is announced from here on: only the feed's own wake-ups read the event.
+        let timer: NodeJS.Timeout | undefined
+        await Promise.race([got, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('the held event was never read')), 5_000) })])
+        clearTimeout(timer)
+        assert.deepEqual(read, [fast])
+      } finally {
+        await stop()
+      }
+    })
   }
-})
+}, { ownPgServer: true })

@@ -14,7 +14,8 @@ import type { EventFeed, FeedEvent } from '../port.ts'
  * read past. A position is the transaction, zero-padded to compare as text, then the id.
  * The cost: while a write transaction of the cluster runs long, the events committed after it
  * started wait for it to end (travelops' own write transactions are short by design:
- * docs/decisions/0064-event-stream.md).
+ * docs/decisions/0064-event-stream.md). A read that finds events waiting so wakes the watchers
+ * again HELD_MS later, and so on until they are read: they come within HELD_MS of its end.
  *
  * Wake-ups: this process's commits at once; other processes' through NOTIFY on a channel of its
  * own, sent after commit (never inside the writing transaction, where NOTIFY's lock would order
@@ -24,6 +25,7 @@ import type { EventFeed, FeedEvent } from '../port.ts'
 const CHANNEL = 'travelops_events'
 const NOTIFY_EVERY_MS = 100
 const RECONNECT_MS = 1_000
+const HELD_MS = 50
 
 const _pos = (tx: string, id: string) => `${tx.padStart(20, '0')}/${id}`
 
@@ -35,6 +37,18 @@ export function pgEventFeed(db: Db, url: string): EventFeed & { close(): Promise
   let notifyTimer: NodeJS.Timeout | undefined
   let notifyAgain = false
   let closed = false
+
+  // Events held back by an older transaction (after()): the watchers read again every HELD_MS
+  // until it has ended, instead of at their next poll.
+  let heldTimer: NodeJS.Timeout | undefined
+  const heldBack = () => {
+    if (heldTimer || closed) return
+    heldTimer = setTimeout(() => {
+      heldTimer = undefined
+      watchers.wake()
+    }, HELD_MS)
+    heldTimer.unref()
+  }
 
   const notify = () => {
     if (notifyTimer) {
@@ -104,14 +118,23 @@ export function pgEventFeed(db: Db, url: string): EventFeed & { close(): Promise
       const slash = position.indexOf('/')
       const tx = position.slice(0, slash).replace(/^0+(?=\d)/, '')
       const id = position.slice(slash + 1)
-      // ORDER BY names the table's columns: a bare `tx` is the output column, the number as
-      // text, which put '1002' before '997' and let a stream pass the events in between.
-      const { rows } = await sql<{ tx: string; id: string; tenant_id: string; name: string; payload: string }>`
-        select tx::text as tx, id, tenant_id, name, payload from events
-        where tenant_id = any(${tenantIds as string[]}::text[]) and (tx, id) > (${tx}::xid8, ${id})
-          and tx < pg_snapshot_xmin(pg_current_snapshot())
-        order by events.tx, events.id limit ${limit}`.execute(db)
-      return rows.map((r) => ({ position: _pos(r.tx, r.id), id: r.id, tenantId: r.tenant_id, name: r.name, payload: r.payload }))
+      // One statement, one snapshot: the events ready, and whether any tenant asked for has an
+      // event that waits for an older transaction still running (`held`: that transaction's end
+      // announces nothing, so the watchers are woken again soon; one probe of the index's last
+      // entry a tenant). ORDER BY names the table's columns: a bare `tx` is the output column,
+      // the number as text, which put '1002' before '997' and let a stream pass the events in
+      // between.
+      const { rows } = await sql<{ tx: string | null; id: string | null; tenant_id: string; name: string; payload: string; held: boolean }>`
+        with s as (select pg_snapshot_xmin(pg_current_snapshot()) as xmin)
+        select r.tx::text as tx, r.id, r.tenant_id, r.name, r.payload,
+          exists(select from unnest(${tenantIds as string[]}::text[]) u(t)
+            where (select tx from events where tenant_id = u.t order by tx desc limit 1) >= (select xmin from s)) as held
+        from (select) one left join lateral (select events.tx, events.id, events.tenant_id, events.name, events.payload from events
+          where tenant_id = any(${tenantIds as string[]}::text[]) and (tx, id) > (${tx}::xid8, ${id}) and tx < (select xmin from s)
+          order by events.tx, events.id limit ${limit}) r on true
+        order by r.tx, r.id`.execute(db)
+      if (rows[0]?.held) heldBack()
+      return rows.flatMap((r) => r.id === null ? [] : [{ position: _pos(r.tx!, r.id), id: r.id, tenantId: r.tenant_id, name: r.name, payload: r.payload }])
     },
     watch: async (wake) => {
       const remove = watchers.add(wake)
@@ -128,6 +151,7 @@ export function pgEventFeed(db: Db, url: string): EventFeed & { close(): Promise
     close: async () => {
       closed = true
       clearTimeout(notifyTimer)
+      clearTimeout(heldTimer)
       await unlisten()
     },
   }
